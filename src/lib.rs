@@ -1,0 +1,16 @@
+//! pnmate: a proof-number mate prover for chess.
+//!
+//! The library proves "mate in M" (with M the proven shortest when time allows), "mated
+//! in M" and "no mate within N" with depth-first proof-number search over shakmaty's
+//! legal moves, and returns complete forced lines that are replayed before they are
+//! reported. The binary wraps it as a UCI engine and a command-line tool.
+
+pub mod error;
+pub mod position;
+pub mod search;
+pub mod tt;
+
+pub use error::{EpdError, SetupError, UciError};
+pub use search::pndn::Outcome;
+pub use search::{Event, Params, Stats};
+pub use tt::Table;

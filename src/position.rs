@@ -1,0 +1,129 @@
+//! Setting up positions from text: FENs (6-field, or EPD-style 4-field), X-FEN and
+//! Shredder castling letters, and UCI move lists.
+
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, fen::Fen, uci::UciMove, zobrist::Zobrist64};
+
+use crate::error::SetupError;
+
+/// Parses a FEN (4 to 6 fields) into a legal standard-chess position.
+///
+/// Castling letters may be KQkq, X-FEN or Shredder-FEN (file letters); only standard
+/// (non-960) castling positions are accepted. Errors say what is wrong: bad syntax, a
+/// missing king, the side not to move in check, pawns on the back rank, and so on.
+pub fn parse_fen(text: &str) -> Result<Chess, SetupError> {
+    let text = text.trim();
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    if !(2..=6).contains(&fields.len()) {
+        return Err(SetupError::Fen { fen: text.to_string(), reason: format!("{} fields, want 4 to 6", fields.len()) });
+    }
+    let fen: Fen = text.parse().map_err(|e| SetupError::Fen { fen: text.to_string(), reason: format!("{e}") })?;
+    fen.into_position(CastlingMode::Standard)
+        .map_err(|e| SetupError::Illegal { fen: text.to_string(), reason: format!("{e}") })
+}
+
+/// Plays UCI moves (e.g. `e2e4 e7e5`) from `pos`; fails on the first illegal move.
+/// Also returns the hashes of the positions passed through (for repetition checks), the
+/// starting position first and the final position excluded.
+pub fn play_moves<'a>(
+    mut pos: Chess,
+    moves: impl IntoIterator<Item = &'a str>,
+) -> Result<(Chess, Vec<u64>), SetupError> {
+    let mut history = Vec::new();
+    for (i, text) in moves.into_iter().enumerate() {
+        let bad = || SetupError::Move { uci: text.to_string(), index: i + 1 };
+        let uci: UciMove = text.parse().map_err(|_| bad())?;
+        let m = uci.to_move(&pos).map_err(|_| bad())?;
+        history.push(pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
+        pos.play_unchecked(m);
+    }
+    Ok((pos, history))
+}
+
+/// The FEN of a position (6 fields).
+pub fn to_fen(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+/// A move in UCI notation (standard castling: e1g1).
+pub fn uci(m: shakmaty::Move) -> String {
+    UciMove::from_move(m, CastlingMode::Standard).to_string()
+}
+
+/// A line of moves in UCI notation, space separated.
+pub fn uci_line(moves: &[shakmaty::Move]) -> String {
+    moves.iter().map(|&m| uci(m)).collect::<Vec<_>>().join(" ")
+}
+
+/// A line in SAN with move numbers, starting from `pos`.
+pub fn san_line(pos: &Chess, moves: &[shakmaty::Move]) -> String {
+    let mut pos = pos.clone();
+    let mut out = String::new();
+    for (i, &m) in moves.iter().enumerate() {
+        let number = pos.fullmoves();
+        if pos.turn().is_white() {
+            out.push_str(&format!("{number}. "));
+        } else if i == 0 {
+            out.push_str(&format!("{number}... "));
+        }
+        let san = shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut pos, m);
+        out.push_str(&san.to_string());
+        out.push(' ');
+    }
+    out.trim_end().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_four_field_and_shredder_fens() {
+        assert!(parse_fen("8/8/8/8/8/8/8/K1k5 w - -").is_err(), "kings adjacent... side not to move in check");
+        let p = parse_fen("r3k2r/8/8/8/8/8/8/R3K2R w HAha - 0 1").unwrap();
+        assert_eq!(to_fen(&p), "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+        let p = parse_fen("4k3/8/8/8/8/8/8/4K2R w K -").unwrap();
+        assert_eq!(p.halfmoves(), 0);
+    }
+
+    #[test]
+    fn rejects_bad_positions() {
+        for bad in [
+            "",
+            "garbage",
+            "8/8/8/8/8/8/8/8 w - - 0 1",
+            "4k3/8/8/8/8/8/8/8 w - - 0 1",
+            "4k3/8/8/8/8/8/8/4K2q w - - 0 1",
+            "P3k3/8/8/8/8/8/8/4K3 w - - 0 1",
+            "4k3/8/8/8/8/8/8/4K3 x - - 0 1",
+        ] {
+            assert!(parse_fen(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn plays_moves_and_rejects_illegal_ones() {
+        let (p, h) = play_moves(Chess::default(), ["e2e4", "e7e5", "e1e2"]).unwrap();
+        assert_eq!(h.len(), 3);
+        assert_eq!(to_fen(&p), "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPPKPPP/RNBQ1BNR b kq - 1 2");
+        assert_eq!(
+            play_moves(Chess::default(), ["e2e4", "e2e4"]).unwrap_err(),
+            SetupError::Move { uci: "e2e4".into(), index: 2 }
+        );
+        assert!(play_moves(Chess::default(), ["zz"]).is_err());
+    }
+
+    #[test]
+    fn san_line_numbers_moves() {
+        let p = Chess::default();
+        let (_, _) = play_moves(p.clone(), ["e2e4"]).unwrap();
+        let m: Vec<_> = ["e2e4", "e7e5"]
+            .iter()
+            .scan(p.clone(), |pos, u| {
+                let m = u.parse::<UciMove>().unwrap().to_move(pos).unwrap();
+                pos.play_unchecked(m);
+                Some(m)
+            })
+            .collect();
+        assert_eq!(san_line(&p, &m), "1. e4 e5");
+    }
+}

@@ -1,0 +1,336 @@
+//! The prover's driver: which questions to ask df-pn, in which order, with which budgets.
+//!
+//! Two questions are asked about the root: "does the side to move mate?" (the root is an
+//! OR node) and "is the side to move mated?" (the root is an AND node, the opponent
+//! attacks). The driver
+//! 1. answers both exactly for mates in one and two moves (cheap, and common),
+//! 2. alternates between the two questions at the full bound (or, without a bound, a
+//!    bound that doubles each time it is disproven), with node budgets that double each
+//!    round, so that neither question starves the other,
+//! 3. once a mate of `P` plies is proven, asks for a mate within `P - 2` until that is
+//!    disproven: the last proof is then the proven shortest.
+//!
+//! Every proof is turned into a forced line, replayed, and only then reported as an
+//! [`Event`]. The search never prints.
+
+pub mod checks;
+pub mod dfpn;
+pub mod monitor;
+pub mod node;
+pub mod pndn;
+pub mod pv;
+
+use std::time::Duration;
+
+use shakmaty::{Chess, Color, Move, Position};
+
+use crate::tt::Table;
+use dfpn::{Solver, Verdict};
+use monitor::Monitor;
+use node::Node;
+use pndn::{DISPROOF_NEVER, Outcome, Plies};
+use pv::{LineBuilder, verify_line};
+
+/// Largest mate bound in moves (plies must fit the table's 16-bit fields).
+pub const MAX_MATE_MOVES: u32 = 1000;
+
+/// The first bound (moves) tried when the caller gives none; doubled on each disproof.
+const OPEN_START_MOVES: u32 = 16;
+
+/// Node budget of the first alternating round; doubled each round.
+const FIRST_ROUND_BUDGET: u64 = 20_000;
+
+/// Nodes the line builder may spend on one line.
+const LINE_BUDGET: u64 = 2_000_000;
+
+/// What the caller asks.
+#[derive(Clone, Debug, Default)]
+pub struct Params {
+    /// Mate bound in moves for both questions; None keeps growing it (analysis).
+    pub mate: Option<u32>,
+    /// Root moves to consider (UCI searchmoves); None or empty: all.
+    pub root_moves: Option<Vec<Move>>,
+    /// Hashes of earlier game positions, oldest first (for the repetition check of lines).
+    pub history: Vec<u64>,
+}
+
+/// Search statistics attached to events.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Nodes searched so far.
+    pub nodes: u64,
+    /// Time since the search started.
+    pub time: Duration,
+    /// Table occupancy, permille.
+    pub hashfull: u32,
+    /// The mate bound (plies) of the question that produced the event.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+}
+
+impl Stats {
+    /// Nodes per second.
+    pub fn nps(&self) -> u64 {
+        let us = self.time.as_micros().max(1) as u64;
+        self.nodes.saturating_mul(1_000_000) / us
+    }
+}
+
+/// What the search tells its owner while it runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A (shorter) mate was proven and its line replayed. `moves` is signed from the side
+    /// to move's view; `exact` when no shorter mate exists.
+    Mate {
+        /// Signed mate length in moves (negative: the side to move is mated).
+        moves: i32,
+        /// True when proven shortest.
+        exact: bool,
+        /// The forced line.
+        pv: Vec<Move>,
+        /// Statistics at the time of the proof.
+        stats: Stats,
+    },
+    /// Proven: neither side mates within `moves` moves.
+    NoMate {
+        /// The bound in moves.
+        moves: u32,
+        /// Statistics at the time of the disproof.
+        stats: Stats,
+    },
+}
+
+/// One of the two questions.
+struct Side {
+    attacker: Color,
+    /// The attacker is the side to move at the root.
+    root_or: bool,
+    /// Current bound (plies).
+    bound: Plies,
+    /// Largest bound (plies) proven to hold no mate (-1: none).
+    no_mate_upto: i32,
+    /// Shortest proven line so far.
+    best: Option<Vec<Move>>,
+}
+
+impl Side {
+    fn plies_for(&self, moves: u32) -> Plies {
+        let moves = moves.clamp(1, MAX_MATE_MOVES);
+        (if self.root_or { 2 * moves - 1 } else { 2 * moves }) as Plies
+    }
+
+    fn done(&self) -> bool {
+        self.best.is_some() || self.no_mate_upto >= i32::from(self.bound)
+    }
+
+    fn signed_moves(&self, plies: usize) -> i32 {
+        if self.root_or { plies.div_ceil(2) as i32 } else { -((plies / 2) as i32) }
+    }
+}
+
+/// The search: owns nothing, borrows the table and the monitor.
+pub struct Search<'a> {
+    root: Node,
+    params: Params,
+    tt: &'a mut Table,
+    monitor: &'a mut Monitor,
+    events: &'a mut dyn FnMut(Event),
+    seldepth: u32,
+}
+
+impl<'a> Search<'a> {
+    /// Prepares a search of `root`. `events` receives every proven mate and disproof.
+    pub fn new(
+        root: &Chess,
+        mut params: Params,
+        tt: &'a mut Table,
+        monitor: &'a mut Monitor,
+        events: &'a mut dyn FnMut(Event),
+    ) -> Search<'a> {
+        if params.root_moves.as_ref().is_some_and(|m| m.is_empty()) {
+            params.root_moves = None;
+        }
+        Search { root: Node::new(root.clone()), params, tt, monitor, events, seldepth: 0 }
+    }
+
+    fn stats(&self, depth: Plies) -> Stats {
+        Stats {
+            nodes: self.monitor.nodes(),
+            time: self.monitor.control().elapsed(),
+            hashfull: self.tt.hashfull(),
+            depth: u32::from(depth),
+            seldepth: self.seldepth,
+        }
+    }
+
+    /// Runs one df-pn call for `side` at `bound`.
+    fn solve(&mut self, side: &Side, bound: Plies, budget: Option<u64>) -> Verdict {
+        let mut solver = Solver::new(self.tt, self.monitor, side.attacker, self.params.root_moves.clone());
+        let v = solver.solve(&self.root, bound, budget, false, true);
+        self.seldepth = self.seldepth.max(solver.seldepth as u32);
+        v
+    }
+
+    /// Records a verdict for `side`; on a proof, builds, checks and reports the line.
+    fn record(&mut self, side: &mut Side, bound: Plies, verdict: Verdict) {
+        match verdict {
+            Verdict::Disproven(d) => side.no_mate_upto = side.no_mate_upto.max(i32::from(d)),
+            Verdict::Proven(p) => {
+                let mut solver = Solver::new(self.tt, self.monitor, side.attacker, self.params.root_moves.clone());
+                let mut line = Vec::new();
+                let built = LineBuilder::new(&mut solver, LINE_BUDGET).line(&self.root, p, true, &mut line);
+                if built.is_none() {
+                    return; // out of line budget: the proof stands, but nothing to show yet
+                }
+                let moves = side.signed_moves(line.len());
+                if let Err(e) = verify_line(&self.root.pos, &line, moves, &self.params.history) {
+                    debug_assert!(false, "line failed replay: {e}");
+                    return;
+                }
+                if side.best.as_ref().is_some_and(|b| b.len() <= line.len()) {
+                    return;
+                }
+                let exact = side.no_mate_upto >= line.len() as i32 - 2;
+                let stats = self.stats(bound);
+                (self.events)(Event::Mate { moves, exact, pv: line.clone(), stats });
+                side.best = Some(line);
+            }
+            Verdict::Unknown => {}
+        }
+    }
+
+    /// Runs the search to a verdict or a limit.
+    pub fn run(&mut self) -> Outcome {
+        let stm = self.root.pos.turn();
+        let mut sides = [
+            Side { attacker: stm, root_or: true, bound: 0, no_mate_upto: -1, best: None },
+            Side { attacker: !stm, root_or: false, bound: 0, no_mate_upto: -1, best: None },
+        ];
+        if self.root.pos.legal_moves().is_empty() {
+            return if self.root.pos.is_check() {
+                Outcome::Mated { moves: 0, exact: true, pv: Vec::new() }
+            } else {
+                Outcome::NoMate { moves: self.params.mate.unwrap_or(MAX_MATE_MOVES) }
+            };
+        }
+        let limit_moves = self.params.mate.map(|m| m.clamp(1, MAX_MATE_MOVES));
+        let start_moves = limit_moves.unwrap_or(OPEN_START_MOVES);
+
+        // 1. Short mates, exactly and in ascending order.
+        'short: for moves in 1..=start_moves.min(2) {
+            for side in sides.iter_mut() {
+                let bound = side.plies_for(moves);
+                if self.monitor.hard_stopped() {
+                    break 'short;
+                }
+                let v = self.solve(side, bound, Some(FIRST_ROUND_BUDGET));
+                self.record(side, bound, v);
+                if side.best.is_some() {
+                    return self.tighten(side);
+                }
+                if v == Verdict::Unknown {
+                    break 'short;
+                }
+            }
+        }
+
+        // 2. Both questions at the full bound, alternating with doubling budgets.
+        for side in sides.iter_mut() {
+            side.bound = side.plies_for(start_moves);
+        }
+        let mut budget = FIRST_ROUND_BUDGET;
+        loop {
+            for i in 0..2 {
+                let side = &mut sides[i];
+                if side.done() || self.monitor.hard_stopped() {
+                    continue;
+                }
+                let bound = side.bound;
+                let v = self.solve(side, bound, Some(budget));
+                self.record(side, bound, v);
+                if side.best.is_some() {
+                    let side = &mut sides[i];
+                    return self.tighten(side);
+                }
+                let grows = limit_moves.is_none() && side.no_mate_upto >= i32::from(bound);
+                if grows && side.no_mate_upto < i32::from(DISPROOF_NEVER) {
+                    let moves = 2 * (u32::from(bound) + 1) / 2;
+                    if moves <= MAX_MATE_MOVES {
+                        side.bound = side.plies_for(moves);
+                    }
+                }
+            }
+            if sides.iter().all(|s| s.done()) {
+                let moves = limit_moves.unwrap_or(MAX_MATE_MOVES);
+                let bound = sides[0].bound;
+                let stats = self.stats(bound);
+                (self.events)(Event::NoMate { moves, stats });
+                return Outcome::NoMate { moves };
+            }
+            if self.monitor.hard_stopped() {
+                return Outcome::Unknown;
+            }
+            budget = budget.saturating_mul(2);
+        }
+    }
+
+    /// Shortens a proven mate until the next shorter bound is disproven or a limit hits.
+    fn tighten(&mut self, side: &mut Side) -> Outcome {
+        loop {
+            let Some(best) = side.best.as_ref() else { return Outcome::Unknown };
+            let plies = best.len() as i32;
+            if side.no_mate_upto >= plies - 2 || plies < 3 || self.monitor.hard_stopped() {
+                break;
+            }
+            let bound = (plies - 2) as Plies;
+            let v = self.solve(side, bound, None);
+            if v == Verdict::Unknown {
+                break;
+            }
+            self.record(side, bound, v);
+            if let Verdict::Proven(_) = v
+                && side.best.as_ref().is_some_and(|b| b.len() as i32 == plies)
+            {
+                break; // proven but no line could be built: keep what we have
+            }
+        }
+        let pv = side.best.clone().unwrap_or_default();
+        let plies = pv.len() as i32;
+        let exact = side.no_mate_upto >= plies - 2;
+        let moves = side.signed_moves(pv.len());
+        if moves > 0 {
+            Outcome::Mate { moves: moves as u32, exact, pv }
+        } else {
+            Outcome::Mated { moves: moves.unsigned_abs(), exact, pv }
+        }
+    }
+}
+
+/// Limits of one blocking solve.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SolveLimits {
+    /// Total node limit.
+    pub nodes: Option<u64>,
+    /// Wall-clock limit.
+    pub time: Option<Duration>,
+}
+
+/// Solves `root` in the calling thread: a convenience for the CLI, the suite runner and
+/// tests. Returns the outcome and the final statistics.
+pub fn solve(
+    root: &Chess,
+    params: Params,
+    limits: SolveLimits,
+    tt: &mut Table,
+    events: &mut dyn FnMut(Event),
+) -> (Outcome, Stats) {
+    let control = monitor::Control::new();
+    control.set_deadline(limits.time);
+    let mut monitor = Monitor::new(control, limits.nodes);
+    tt.new_search();
+    let mut search = Search::new(root, params, tt, &mut monitor, events);
+    let outcome = search.run();
+    let stats = search.stats(0);
+    (outcome, stats)
+}

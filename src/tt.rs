@@ -1,0 +1,282 @@
+//! The transposition table: a fixed-size array of 4-entry buckets keyed by 64-bit hashes.
+//!
+//! Each entry records what is known about one (position, attacker, clock context) key:
+//! the working proof/disproof numbers for one remaining-depth bound `r`, and two
+//! depth-aware verdicts that hold for *every* bound: `proof` ("mate in <= proof plies")
+//! and `disproof` ("no mate in <= disproof plies"). Verdicts only ever tighten.
+//!
+//! Replacement: a store goes to the entry with the same key, else to the entry of the
+//! bucket with the lowest value: empty first, then entries of older searches, then the
+//! least work; solved entries count as much more work than any unsolved one, so proofs
+//! and disproofs survive long searches. A probe or store looks at one bucket only, so a
+//! full table never hangs; it only forgets.
+//!
+//! The API hands out copies, never references. The table is owned by one search at a
+//! time (the engine lends it to the search thread behind a mutex), so torn reads cannot
+//! occur; a shared multi-threaded table would need a per-entry check word.
+//!
+//! The table knows nothing of chess: keys are built by the search (see
+//! `search::node`), which also guarantees that no path-dependent verdict is stored.
+
+/// Mate length type used by the table (plies); mirrors `search::pndn::Plies`.
+pub type Plies = u16;
+
+const NO_PROOF: Plies = Plies::MAX;
+
+/// One table entry, 32 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct Entry {
+    /// Full 64-bit key; 0 with `generation == 0` marks an empty slot.
+    pub key: u64,
+    /// Working proof number, valid for bound `bound` only.
+    pub pn: u32,
+    /// Working disproof number, valid for bound `bound` only.
+    pub dn: u32,
+    /// Nodes spent below this entry (saturating): the replacement weight.
+    pub work: u32,
+    /// Mate in at most this many plies ([`Entry::NO_PROOF`] when none is known).
+    pub proof: Plies,
+    /// No mate in this many plies or fewer (-1 when nothing is known).
+    pub disproof: i16,
+    /// The remaining-depth bound that `pn` and `dn` belong to.
+    pub bound: Plies,
+    /// A compact best move (search-defined encoding, 0 = none).
+    pub best: u16,
+    /// The search generation that last wrote the entry (0 = empty).
+    pub generation: u8,
+    _pad: [u8; 3],
+}
+
+impl Entry {
+    /// The "no proof known" value of [`Entry::proof`].
+    pub const NO_PROOF: Plies = NO_PROOF;
+
+    const EMPTY: Entry = Entry {
+        key: 0,
+        pn: 0,
+        dn: 0,
+        work: 0,
+        proof: NO_PROOF,
+        disproof: -1,
+        bound: 0,
+        best: 0,
+        generation: 0,
+        _pad: [0; 3],
+    };
+
+    /// A fresh entry for `key` with no verdict.
+    pub fn new(key: u64) -> Entry {
+        Entry { key, ..Entry::EMPTY }
+    }
+
+    /// True when a proof or a disproof is recorded.
+    pub fn is_solved(&self) -> bool {
+        self.proof != NO_PROOF || self.disproof >= 0
+    }
+
+    fn is_empty(&self) -> bool {
+        self.generation == 0
+    }
+}
+
+const BUCKET: usize = 4;
+
+/// The transposition table. See the module documentation.
+pub struct Table {
+    entries: Vec<Entry>,
+    buckets: usize,
+    generation: u8,
+}
+
+impl Table {
+    /// A table of about `mb` megabytes (at least one bucket).
+    pub fn new(mb: usize) -> Table {
+        let mut t = Table { entries: Vec::new(), buckets: 0, generation: 1 };
+        t.resize(mb);
+        t
+    }
+
+    /// Reallocates to about `mb` megabytes; forgets everything.
+    pub fn resize(&mut self, mb: usize) {
+        let bytes = mb.max(1) << 20;
+        self.buckets = (bytes / (BUCKET * std::mem::size_of::<Entry>())).max(1);
+        self.entries = Vec::new();
+        self.entries = vec![Entry::EMPTY; self.buckets * BUCKET];
+        self.generation = 1;
+    }
+
+    /// Forgets everything, keeping the size.
+    pub fn clear(&mut self) {
+        self.entries.fill(Entry::EMPTY);
+        self.generation = 1;
+    }
+
+    /// Starts a new search: older entries become preferred victims (their verdicts stay
+    /// valid and usable).
+    pub fn new_search(&mut self) {
+        self.generation = if self.generation == u8::MAX { 1 } else { self.generation + 1 };
+    }
+
+    /// Number of entries the table holds.
+    pub fn capacity(&self) -> usize {
+        self.entries.len()
+    }
+
+    #[inline]
+    fn bucket(&self, key: u64) -> usize {
+        (((key as u128) * (self.buckets as u128)) >> 64) as usize * BUCKET
+    }
+
+    /// Hints the CPU to load the bucket of `key`.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let idx = self.bucket(key);
+            // SAFETY: `idx` is in bounds (bucket() maps into 0..buckets * BUCKET) and
+            // prefetching never dereferences in the Rust sense.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch(
+                    self.entries.as_ptr().add(idx) as *const i8,
+                    std::arch::x86_64::_MM_HINT_T0,
+                );
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// A copy of the entry for `key`, if present.
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        let b = self.bucket(key);
+        self.entries[b..b + BUCKET]
+            .iter()
+            .find(|e| e.key == key && !e.is_empty())
+            .copied()
+    }
+
+    /// Records what a search learnt about `key`.
+    ///
+    /// `proof`/`disproof` tighten what is stored (min / max); `pn`, `dn` and `bound`
+    /// replace the working numbers; `work` is added.
+    #[expect(clippy::too_many_arguments, reason = "one flat record, written in one place")]
+    pub fn store(
+        &mut self,
+        key: u64,
+        bound: Plies,
+        pn: u32,
+        dn: u32,
+        proof: Plies,
+        disproof: i16,
+        work: u32,
+        best: u16,
+    ) {
+        let b = self.bucket(key);
+        let generation = self.generation;
+        let bucket = &mut self.entries[b..b + BUCKET];
+        let slot = match bucket.iter().position(|e| e.key == key && !e.is_empty()) {
+            Some(i) => i,
+            None => {
+                let victim = (0..BUCKET)
+                    .min_by_key(|&i| Self::keep_value(&bucket[i], generation))
+                    .unwrap_or(0);
+                bucket[victim] = Entry::new(key);
+                victim
+            }
+        };
+        let e = &mut bucket[slot];
+        e.generation = generation;
+        e.pn = pn;
+        e.dn = dn;
+        e.bound = bound;
+        e.proof = e.proof.min(proof);
+        e.disproof = e.disproof.max(disproof);
+        e.work = e.work.saturating_add(work);
+        if best != 0 {
+            e.best = best;
+        }
+    }
+
+    /// How much an entry is worth keeping; the lowest is replaced.
+    fn keep_value(e: &Entry, generation: u8) -> u64 {
+        if e.is_empty() {
+            return 0;
+        }
+        let current = u64::from(e.generation == generation) << 40;
+        let solved = u64::from(e.is_solved()) << 36;
+        1 + current + solved + u64::from(e.work)
+    }
+
+    /// Occupancy in permille, sampled from the first 1000 entries written in this search.
+    pub fn hashfull(&self) -> u32 {
+        let n = self.entries.len().min(1000);
+        let used = self.entries[..n]
+            .iter()
+            .filter(|e| !e.is_empty() && e.generation == self.generation)
+            .count();
+        (used * 1000 / n.max(1)) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_is_32_bytes() {
+        assert_eq!(std::mem::size_of::<Entry>(), 32);
+    }
+
+    #[test]
+    fn store_probe_round_trip_and_tightening() {
+        let mut t = Table::new(1);
+        assert!(t.probe(42).is_none());
+        t.store(42, 7, 3, 4, NO_PROOF, -1, 10, 99);
+        let e = t.probe(42).unwrap();
+        assert_eq!((e.pn, e.dn, e.bound, e.work, e.best), (3, 4, 7, 10, 99));
+        assert!(!e.is_solved());
+        t.store(42, 7, 0, 1 << 30, 9, -1, 5, 0);
+        t.store(42, 5, 1, 1, 11, 3, 5, 0);
+        let e = t.probe(42).unwrap();
+        assert_eq!(e.proof, 9, "proof only tightens");
+        assert_eq!(e.disproof, 3);
+        assert_eq!(e.work, 20);
+        assert_eq!(e.best, 99, "a store without a move keeps the old one");
+        t.store(42, 5, 1, 1, NO_PROOF, 1, 0, 0);
+        assert_eq!(t.probe(42).unwrap().disproof, 3, "disproof only tightens");
+    }
+
+    #[test]
+    fn full_table_keeps_solved_and_heavy_entries() {
+        let mut t = Table::new(1);
+        t.buckets = 1;
+        t.entries.truncate(BUCKET);
+        t.store(1, 3, 0, 0, 3, -1, 1, 0); // solved
+        t.store(2, 3, 5, 5, NO_PROOF, -1, 1000, 0); // heavy
+        t.store(3, 3, 5, 5, NO_PROOF, -1, 2, 0);
+        t.store(4, 3, 5, 5, NO_PROOF, -1, 3, 0);
+        t.store(5, 3, 5, 5, NO_PROOF, -1, 1, 0); // replaces key 3 (least work)
+        assert!(t.probe(1).is_some());
+        assert!(t.probe(2).is_some());
+        assert!(t.probe(3).is_none());
+        assert!(t.probe(5).is_some());
+        for k in 100..200 {
+            t.store(k, 3, 5, 5, NO_PROOF, -1, 1, 0);
+        }
+        assert!(t.probe(1).is_some(), "solved entry survives a flood");
+    }
+
+    #[test]
+    fn hashfull_counts_current_generation() {
+        let mut t = Table::new(1);
+        assert_eq!(t.hashfull(), 0);
+        for k in 0..100_000u64 {
+            t.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1, 1, 1, 1, NO_PROOF, -1, 1, 0);
+        }
+        assert!(t.hashfull() > 0);
+        t.new_search();
+        assert_eq!(t.hashfull(), 0);
+    }
+}
