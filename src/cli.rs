@@ -39,6 +39,8 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run EPD mate suites with verification and a summary.
+    Epd(EpdArgs),
 }
 
 fn fail(msg: &str) -> i32 {
@@ -128,4 +130,196 @@ pub fn run_solve(fen: &str, mate: Option<u32>, time: Option<f64>, nodes: Option<
         println!("nps     {}", stats.nps());
     }
     0
+}
+
+/// Options of the `epd` subcommand.
+#[derive(clap::Args, Debug, Clone)]
+pub struct EpdArgs {
+    /// Suite files (`FEN bm #N;` lines).
+    #[arg(required = true)]
+    pub files: Vec<std::path::PathBuf>,
+    /// Seconds per position.
+    #[arg(long, conflicts_with = "nodes")]
+    pub time: Option<f64>,
+    /// Nodes per position.
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Mate bound: `bm` (each position's own |bm|) or a number of moves. Default: none
+    /// (search for mates of growing length until the limit).
+    #[arg(long)]
+    pub mate: Option<String>,
+    /// Transposition table per job, in MB.
+    #[arg(long, default_value_t = 64)]
+    pub hash: usize,
+    /// Positions solved at once (default: one per core).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Take every N-th position starting at I (0-based): `I/N`.
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// Write per-position results as JSON here.
+    #[arg(long)]
+    pub json: Option<std::path::PathBuf>,
+    /// Write the solved positions back as `FEN bm #M; PV: ...;` lines here.
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+}
+
+/// How each position's mate bound is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MateMode {
+    /// No bound: analysis until the limit.
+    Open,
+    /// Each position's own |bm| (open when it has none).
+    Bm,
+    /// The same bound for all.
+    Fixed(u32),
+}
+
+/// Parses `--mate`.
+pub fn parse_mate_mode(s: Option<&str>) -> Result<MateMode, String> {
+    match s {
+        None => Ok(MateMode::Open),
+        Some("bm") => Ok(MateMode::Bm),
+        Some(n) => match n.parse::<u32>() {
+            Ok(n) if (1..=pnmate::search::MAX_MATE_MOVES).contains(&n) => Ok(MateMode::Fixed(n)),
+            _ => Err(format!("bad --mate '{n}': want 'bm' or a number of moves 1..1000")),
+        },
+    }
+}
+
+/// Parses `--shard I/N`.
+pub fn parse_shard(s: Option<&str>) -> Result<Option<(usize, usize)>, String> {
+    let Some(s) = s else { return Ok(None) };
+    let bad = || format!("bad --shard '{s}': want I/N with 0 <= I < N");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (i.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok(Some((i, n)))
+}
+
+/// Runs `epd`; returns the exit status (1 when a claim was wrong or a line bad).
+pub fn run_epd(args: &EpdArgs) -> i32 {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use pnmate::epd::{Judgement, LENGTH_BANDS, parse_line};
+    use pnmate::suite::{RunSettings, Summary, run};
+    use std::io::IsTerminal;
+
+    let (mode, shard, time) = match (parse_mate_mode(args.mate.as_deref()), parse_shard(args.shard.as_deref()), seconds(args.time)) {
+        (Ok(m), Ok(s), Ok(t)) => (m, s, t),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return fail(&e),
+    };
+    if args.hash == 0 || args.hash > 65536 {
+        return fail("--hash must be in 1..65536");
+    }
+    if time.is_none() && args.nodes.is_none() && mode == MateMode::Open {
+        return fail("give --time, --nodes or --mate: an open search would never end");
+    }
+    let mut entries = Vec::new();
+    for file in &args.files {
+        let text = match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) => return fail(&format!("{}: {e}", file.display())),
+        };
+        for (n, line) in text.lines().enumerate() {
+            match parse_line(line) {
+                Ok(Some(e)) => entries.push(e),
+                Ok(None) => {}
+                Err(e) => eprintln!("{}:{}: skipped: {e}", file.display(), n + 1),
+            }
+        }
+    }
+    if let Some((i, n)) = shard {
+        entries = entries.into_iter().skip(i).step_by(n).collect();
+    }
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let settings = RunSettings { limits: SolveLimits { nodes: args.nodes, time }, hash: args.hash, jobs };
+    let bound_of = move |e: &pnmate::epd::EpdEntry| match mode {
+        MateMode::Open => None,
+        MateMode::Bm => e.bm.map(|b| b.unsigned_abs()),
+        MateMode::Fixed(n) => Some(n),
+    };
+
+    let bar = ProgressBar::new(entries.len() as u64);
+    if std::io::stderr().is_terminal() {
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} [{elapsed_precise} eta {eta}]")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+    } else {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    let counts = std::sync::Mutex::new((0usize, 0usize));
+    let on_result = |r: &pnmate::suite::PositionResult| {
+        let mut c = counts.lock().unwrap_or_else(|e| e.into_inner());
+        c.0 += usize::from(r.judgement.is_found());
+        c.1 += usize::from(r.judgement == Judgement::Best);
+        if matches!(r.judgement, Judgement::Wrong | Judgement::BadLine) {
+            bar.suspend(|| {
+                eprintln!("{:?}: {} bm #{:?} -> {:?} {}", r.judgement, r.entry.fen, r.entry.bm, r.outcome.signed_moves(), uci_line(r.outcome.pv()))
+            });
+        }
+        bar.set_message(format!("found {} best {}", c.0, c.1));
+        bar.inc(1);
+    };
+    let started = std::time::Instant::now();
+    let results = run(&entries, &settings, &bound_of, &on_result);
+    let wall = started.elapsed();
+    bar.finish_and_clear();
+
+    let s = Summary::of(&results);
+    let t = &s.total;
+    let nps = (t.nodes as f64 / t.time.as_secs_f64().max(1e-9)) as u64;
+    println!("positions  {}", t.positions);
+    println!("found      {}", t.found);
+    println!("best       {}   (= suite's mate length)", t.best);
+    println!("better     {}   (shorter than the suite's, verified)", t.better);
+    println!("no mate    {}   (proven, consistent with the suite)", t.no_mate);
+    println!("unknown    {}", t.unknown);
+    println!("wrong      {}", t.wrong);
+    println!("bad line   {}", t.bad_line);
+    println!("time       {:.1} s wall, {:.1} s summed over {} jobs", wall.as_secs_f64(), t.time.as_secs_f64(), jobs);
+    println!("nodes      {}   ({} nps per job)", t.nodes, nps);
+    println!();
+    println!("{:<9} {:>9} {:>7} {:>7}", "suite", "positions", "found", "best");
+    for (i, &(_, _, name)) in LENGTH_BANDS.iter().enumerate() {
+        let b = &s.bands[i];
+        if b.positions > 0 {
+            println!("{:<9} {:>9} {:>7} {:>7}", name, b.positions, b.found, b.best);
+        }
+    }
+
+    if let Some(path) = &args.json {
+        let rows: Vec<_> = results
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "fen": r.entry.fen,
+                    "bm": r.entry.bm,
+                    "verdict": format!("{:?}", r.judgement).to_lowercase(),
+                    "moves": r.outcome.signed_moves(),
+                    "pv": r.outcome.pv().iter().map(|&m| pnmate::position::uci(m)).collect::<Vec<_>>(),
+                    "nodes": r.nodes,
+                    "time_ms": r.time.as_millis() as u64,
+                })
+            })
+            .collect();
+        if let Err(e) = std::fs::write(path, serde_json::to_string_pretty(&rows).unwrap_or_default()) {
+            return fail(&format!("{}: {e}", path.display()));
+        }
+    }
+    if let Some(path) = &args.out {
+        let mut text = String::new();
+        for r in &results {
+            if let Some(m) = r.outcome.signed_moves().filter(|_| r.judgement.is_found()) {
+                text.push_str(&format!("{} bm #{m}; PV: {};\n", r.entry.fen, uci_line(r.outcome.pv())));
+            }
+        }
+        if let Err(e) = std::fs::write(path, text) {
+            return fail(&format!("{}: {e}", path.display()));
+        }
+    }
+    if t.wrong > 0 || t.bad_line > 0 { 1 } else { 0 }
 }

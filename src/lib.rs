@@ -5,9 +5,11 @@
 //! legal moves, and returns complete forced lines that are replayed before they are
 //! reported. The binary wraps it as a UCI engine and a command-line tool.
 
+pub mod epd;
 pub mod error;
 pub mod position;
 pub mod search;
+pub mod suite;
 pub mod tt;
 
 pub use error::{EpdError, SetupError, UciError};

@@ -14,6 +14,7 @@ fn main() {
         Some(cli::Command::Solve { fen, mate, time, nodes, hash, json }) => {
             cli::run_solve(&fen, mate, time, nodes, hash, json)
         }
+        Some(cli::Command::Epd(args)) => cli::run_epd(&args),
     };
     std::process::exit(code);
 }

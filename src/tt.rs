@@ -82,6 +82,26 @@ impl Entry {
 
 const BUCKET: usize = 4;
 
+/// Asks the kernel to back the table with huge pages (fewer TLB misses on random probes).
+/// Only advice: without it the table works the same, a little slower.
+fn advise_huge_pages(ptr: *mut u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = (ptr as usize).next_multiple_of(HUGE);
+        let end = (ptr as usize + len) / HUGE * HUGE;
+        if end > start {
+            // SAFETY: the range lies inside one live allocation owned by the caller;
+            // madvise(MADV_HUGEPAGE) changes no contents and no access rights.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, len);
+}
+
 /// The transposition table. See the module documentation.
 pub struct Table {
     entries: Vec<Entry>,
@@ -102,7 +122,11 @@ impl Table {
         let bytes = mb.max(1) << 20;
         self.buckets = (bytes / (BUCKET * std::mem::size_of::<Entry>())).max(1);
         self.entries = Vec::new();
-        self.entries = vec![Entry::EMPTY; self.buckets * BUCKET];
+        let n = self.buckets * BUCKET;
+        let mut entries = Vec::with_capacity(n);
+        advise_huge_pages(entries.as_mut_ptr() as *mut u8, n * std::mem::size_of::<Entry>());
+        entries.resize(n, Entry::EMPTY);
+        self.entries = entries;
         self.generation = 1;
     }
 

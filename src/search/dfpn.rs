@@ -81,6 +81,7 @@ impl Value {
 #[derive(Clone, Copy, Debug)]
 struct Child {
     mv: Move,
+    key: u64,
     value: Value,
     /// Ordering class at OR nodes: 0 check, 1 capture or promotion, 2 quiet.
     class: u8,
@@ -170,11 +171,19 @@ impl<'a> Solver<'a> {
         moves
     }
 
-    fn child_value(&self, node: &Node, m: Move, bound: Plies) -> (u64, Option<Value>) {
-        let hash = node.child_hash(m);
-        let key = table_key(hash, clock_after(node.clock(), m), self.attacker, bound);
-        self.tt.prefetch(key);
-        (key, self.tt.probe(key).and_then(|e| Value::from_entry(&e, bound)))
+    /// Pushes one child per move with its table key, prefetching each bucket so that the
+    /// probes that follow overlap their cache misses instead of paying them one by one.
+    fn push_children(&self, node: &Node, moves: &[Move], bound: Plies, children: &mut Vec<Child>) {
+        for &m in moves {
+            let key = table_key(node.child_hash(m), clock_after(node.clock(), m), self.attacker, bound);
+            self.tt.prefetch(key);
+            children.push(Child { mv: m, key, value: Value::open(PnDn::ONE, PnDn::ONE), class: 0 });
+        }
+    }
+
+    #[inline]
+    fn known(&self, key: u64, bound: Plies) -> Option<Value> {
+        self.tt.probe(key).and_then(|e| Value::from_entry(&e, bound))
     }
 
     /// Expands an OR node into `children`, or returns its value when it is decided
@@ -198,8 +207,10 @@ impl<'a> Solver<'a> {
             return Err((Value::disproven(1), 0));
         }
         let mut shortest: Option<(Plies, Move)> = None;
-        for &m in &moves {
-            let (_, known) = self.child_value(node, m, r - 1);
+        self.push_children(node, &moves, r - 1, children);
+        for c in children.iter_mut() {
+            let m = c.mv;
+            let known = self.known(c.key, r - 1);
             let check = info.gives_check(&node.pos, m);
             let value = match known {
                 Some(v) => v,
@@ -217,14 +228,14 @@ impl<'a> Solver<'a> {
             if value.is_proven() && shortest.is_none_or(|(p, _)| value.proof < p) {
                 shortest = Some((value.proof, m));
             }
-            let class = if check {
+            c.value = value;
+            c.class = if check {
                 0
             } else if m.is_capture() || m.is_promotion() {
                 1
             } else {
                 2
             };
-            children.push(Child { mv: m, value, class });
         }
         if let Some((p, m)) = shortest {
             return Err((Value::proven(p.saturating_add(1)), encode_move(m)));
@@ -255,13 +266,14 @@ impl<'a> Solver<'a> {
             return Err((Value::disproven(r as i16), 0));
         }
         let moves = if restrict { self.node_moves(node, true) } else { all };
-        for &m in &moves {
-            let (_, known) = self.child_value(node, m, r - 1);
-            let value = known.unwrap_or(Value::open(PnDn::ONE, PnDn::ONE));
-            if value.is_disproven() {
-                return Err((Value::disproven(value.disproof.saturating_add(1)), encode_move(m)));
+        self.push_children(node, &moves, r - 1, children);
+        for c in children.iter_mut() {
+            if let Some(value) = self.known(c.key, r - 1) {
+                if value.is_disproven() {
+                    return Err((Value::disproven(value.disproof.saturating_add(1)), encode_move(c.mv)));
+                }
+                c.value = value;
             }
-            children.push(Child { mv: m, value, class: 0 });
         }
         Ok(())
     }

@@ -28,14 +28,19 @@ use crate::tt::Table;
 use dfpn::{Solver, Verdict};
 use monitor::Monitor;
 use node::Node;
-use pndn::{DISPROOF_NEVER, Outcome, Plies};
+use pndn::{Outcome, Plies};
 use pv::{LineBuilder, verify_line};
 
 /// Largest mate bound in moves (plies must fit the table's 16-bit fields).
 pub const MAX_MATE_MOVES: u32 = 1000;
 
-/// The first bound (moves) tried when the caller gives none; doubled on each disproof.
-const OPEN_START_MOVES: u32 = 16;
+/// Mate bounds (moves) the driver climbs: the smallest one not yet disproven is the
+/// "near" bound; a "far" bound two rungs higher runs beside it so that a long, forcing
+/// mate is not held up by a hard disproof of a short bound.
+const LADDER: [u32; 18] = [3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 90, 128, 181, 256, 362, 512, 724, 1000];
+
+/// How many rungs above the near bound the far bound sits.
+const FAR_RUNGS: usize = 2;
 
 /// Node budget of the first alternating round; doubled each round.
 const FIRST_ROUND_BUDGET: u64 = 20_000;
@@ -106,8 +111,8 @@ struct Side {
     attacker: Color,
     /// The attacker is the side to move at the root.
     root_or: bool,
-    /// Current bound (plies).
-    bound: Plies,
+    /// Index of the near bound on [`LADDER`].
+    rung: usize,
     /// Largest bound (plies) proven to hold no mate (-1: none).
     no_mate_upto: i32,
     /// Shortest proven line so far.
@@ -120,8 +125,18 @@ impl Side {
         (if self.root_or { 2 * moves - 1 } else { 2 * moves }) as Plies
     }
 
-    fn done(&self) -> bool {
-        self.best.is_some() || self.no_mate_upto >= i32::from(self.bound)
+    fn done(&self, cap: u32) -> bool {
+        self.best.is_some() || self.no_mate_upto >= i32::from(self.plies_for(cap))
+    }
+
+    /// The near and far bounds (moves) under the cap.
+    fn bounds(&mut self, cap: u32) -> (u32, u32) {
+        while self.rung + 1 < LADDER.len() && self.no_mate_upto >= i32::from(self.plies_for(LADDER[self.rung])) {
+            self.rung += 1;
+        }
+        let near = LADDER[self.rung].min(cap);
+        let far = LADDER[(self.rung + FAR_RUNGS).min(LADDER.len() - 1)].min(cap);
+        (near, far)
     }
 
     fn signed_moves(&self, plies: usize) -> i32 {
@@ -204,8 +219,8 @@ impl<'a> Search<'a> {
     pub fn run(&mut self) -> Outcome {
         let stm = self.root.pos.turn();
         let mut sides = [
-            Side { attacker: stm, root_or: true, bound: 0, no_mate_upto: -1, best: None },
-            Side { attacker: !stm, root_or: false, bound: 0, no_mate_upto: -1, best: None },
+            Side { attacker: stm, root_or: true, rung: 0, no_mate_upto: -1, best: None },
+            Side { attacker: !stm, root_or: false, rung: 0, no_mate_upto: -1, best: None },
         ];
         if self.root.pos.legal_moves().is_empty() {
             return if self.root.pos.is_check() {
@@ -214,11 +229,10 @@ impl<'a> Search<'a> {
                 Outcome::NoMate { moves: self.params.mate.unwrap_or(MAX_MATE_MOVES) }
             };
         }
-        let limit_moves = self.params.mate.map(|m| m.clamp(1, MAX_MATE_MOVES));
-        let start_moves = limit_moves.unwrap_or(OPEN_START_MOVES);
+        let cap = self.params.mate.map_or(MAX_MATE_MOVES, |m| m.clamp(1, MAX_MATE_MOVES));
 
         // 1. Short mates, exactly and in ascending order.
-        'short: for moves in 1..=start_moves.min(2) {
+        'short: for moves in 1..=cap.min(2) {
             for side in sides.iter_mut() {
                 let bound = side.plies_for(moves);
                 if self.monitor.hard_stopped() {
@@ -235,38 +249,41 @@ impl<'a> Search<'a> {
             }
         }
 
-        // 2. Both questions at the full bound, alternating with doubling budgets.
-        for side in sides.iter_mut() {
-            side.bound = side.plies_for(start_moves);
-        }
+        // 2. Both questions, alternating, each at a near and a far bound, with budgets
+        //    that double every round.
         let mut budget = FIRST_ROUND_BUDGET;
         loop {
-            for i in 0..2 {
-                let side = &mut sides[i];
-                if side.done() || self.monitor.hard_stopped() {
-                    continue;
-                }
-                let bound = side.bound;
-                let v = self.solve(side, bound, Some(budget));
-                self.record(side, bound, v);
-                if side.best.is_some() {
-                    let side = &mut sides[i];
-                    return self.tighten(side);
-                }
-                let grows = limit_moves.is_none() && side.no_mate_upto >= i32::from(bound);
-                if grows && side.no_mate_upto < i32::from(DISPROOF_NEVER) {
-                    let moves = 2 * (u32::from(bound) + 1) / 2;
-                    if moves <= MAX_MATE_MOVES {
-                        side.bound = side.plies_for(moves);
+            for side in sides.iter_mut() {
+                loop {
+                    if side.done(cap) || self.monitor.hard_stopped() {
+                        break;
                     }
+                    let (near, far) = side.bounds(cap);
+                    let bound = side.plies_for(near);
+                    let v = self.solve(side, bound, Some(budget));
+                    self.record(side, bound, v);
+                    if side.best.is_some() {
+                        return self.tighten(side);
+                    }
+                    if matches!(v, Verdict::Disproven(_)) {
+                        continue; // climb at once: the next rung gets this round's budget
+                    }
+                    if far > near && !self.monitor.hard_stopped() {
+                        let bound = side.plies_for(far);
+                        let v = self.solve(side, bound, Some(budget));
+                        self.record(side, bound, v);
+                        if side.best.is_some() {
+                            return self.tighten(side);
+                        }
+                    }
+                    break;
                 }
             }
-            if sides.iter().all(|s| s.done()) {
-                let moves = limit_moves.unwrap_or(MAX_MATE_MOVES);
-                let bound = sides[0].bound;
+            if sides.iter().all(|s| s.done(cap)) {
+                let bound = sides[0].plies_for(cap);
                 let stats = self.stats(bound);
-                (self.events)(Event::NoMate { moves, stats });
-                return Outcome::NoMate { moves };
+                (self.events)(Event::NoMate { moves: cap, stats });
+                return Outcome::NoMate { moves: cap };
             }
             if self.monitor.hard_stopped() {
                 return Outcome::Unknown;

@@ -17,7 +17,10 @@
 //! distance to mate strictly falls along the line). No path-dependent result exists, so
 //! none can enter the table.
 
-use shakmaty::{Chess, Color, EnPassantMode, Move, Position, Role, Square, zobrist::Zobrist64};
+use shakmaty::{
+    Chess, Color, EnPassantMode, Move, Position, Role,
+    zobrist::{Zobrist64, ZobristValue},
+};
 
 use super::pndn::Plies;
 
@@ -57,12 +60,38 @@ impl Node {
         self.pos.halfmoves()
     }
 
-    /// The hash of the position after `m` (incremental where shakmaty can, else from
-    /// scratch after playing).
+    /// The hash after `m` computed incrementally, when that is simple: a normal move (king
+    /// moves included, which shakmaty's own update leaves out) that touches no castling
+    /// right and no en passant square. None otherwise.
+    #[inline]
+    fn incremental_hash(&self, m: Move) -> Option<u64> {
+        let Move::Normal { role, from, capture, to, promotion } = m else { return None };
+        let castles = self.pos.castles();
+        let turn = self.pos.turn();
+        if self.pos.maybe_ep_square().is_some()
+            || (role == Role::Pawn && from.distance(to) == 2)
+            || castles.castling_rights().contains(from)
+            || castles.castling_rights().contains(to)
+            || (role == Role::King && castles.has_color(turn))
+        {
+            return None;
+        }
+        let mut h = Zobrist64(self.hash);
+        h ^= Zobrist64::zobrist_for_white_turn();
+        h ^= Zobrist64::zobrist_for_piece(from, role.of(turn));
+        h ^= Zobrist64::zobrist_for_piece(to, promotion.unwrap_or(role).of(turn));
+        if let Some(captured) = capture {
+            h ^= Zobrist64::zobrist_for_piece(to, captured.of(!turn));
+        }
+        Some(h.0)
+    }
+
+    /// The hash of the position after `m` (incremental where simple, else from scratch
+    /// after playing).
     #[inline]
     pub fn child_hash(&self, m: Move) -> u64 {
-        match self.pos.update_zobrist_hash(Zobrist64(self.hash), m, EnPassantMode::Legal) {
-            Some(z) => z.0,
+        match self.incremental_hash(m) {
+            Some(h) => h,
             None => self.play(m).hash,
         }
     }
@@ -71,10 +100,10 @@ impl Node {
     #[inline]
     pub fn play(&self, m: Move) -> Node {
         let mut pos = self.pos.clone();
-        let incremental = self.pos.update_zobrist_hash(Zobrist64(self.hash), m, EnPassantMode::Legal);
+        let incremental = self.incremental_hash(m);
         pos.play_unchecked(m);
         let hash = match incremental {
-            Some(z) => z.0,
+            Some(h) => h,
             None => pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
         };
         Node { pos, hash }
@@ -142,44 +171,32 @@ pub fn cannot_mate(pos: &Chess, attacker: Color) -> bool {
     pos.has_insufficient_material(attacker)
 }
 
-/// Whether a move is "forcing-ish" for ordering: capture or promotion.
-#[inline]
-pub fn is_tactical(m: Move) -> bool {
-    m.is_capture() || m.is_promotion()
-}
-
-/// The square a king would stand on, for tests and diagnostics.
-pub fn king_square(pos: &Chess, color: Color) -> Option<Square> {
-    pos.board().king_of(color)
-}
-
-/// Whether `m` moves a pawn (used by move ordering).
-#[inline]
-pub fn is_pawn_move(m: Move) -> bool {
-    m.role() == Role::Pawn
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use shakmaty::{CastlingMode, fen::Fen};
 
-    #[test]
-    fn incremental_hash_matches_full_hash() {
-        let pos: Chess = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
-            .parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap();
-        let node = Node::new(pos);
+    fn check_walk(node: &Node, depth: u32) {
         for m in node.pos.legal_moves() {
             let child = node.play(m);
             assert_eq!(child.hash, Node::new(child.pos.clone()).hash, "{m:?}");
             assert_eq!(node.child_hash(m), child.hash);
-            for m2 in child.pos.legal_moves() {
-                let gc = child.play(m2);
-                assert_eq!(gc.hash, Node::new(gc.pos.clone()).hash);
+            if depth > 1 {
+                check_walk(&child, depth - 1);
             }
+        }
+    }
+
+    #[test]
+    fn incremental_hash_matches_full_hash() {
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        ] {
+            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+            check_walk(&Node::new(pos), 3);
         }
     }
 

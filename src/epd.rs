@@ -1,0 +1,189 @@
+//! EPD mate suites: parsing `FEN bm #N;` lines and judging results against them.
+//!
+//! Accepted lines: a 4- or 6-field FEN followed by `;`-separated operations, of which
+//! `bm #N` (N > 0: the side to move mates in N; N < 0: it is mated in |N|) is read, and
+//! `id "..."` and `PV: ...` are kept; any other operation is ignored. Blank lines and
+//! lines starting with `#` are skipped. This module never reads stdin.
+
+use shakmaty::Chess;
+
+use crate::error::EpdError;
+use crate::position::parse_fen;
+use crate::search::pndn::Outcome;
+use crate::search::pv::verify_line;
+
+/// One suite position.
+#[derive(Clone, Debug)]
+pub struct EpdEntry {
+    /// The position.
+    pub pos: Chess,
+    /// The FEN as written (4 or 6 fields).
+    pub fen: String,
+    /// The suite's mate: positive, the side to move mates in N; negative, it is mated.
+    pub bm: Option<i32>,
+    /// The `id` operation, if any.
+    pub id: Option<String>,
+    /// The suite's line (`PV:` operation), if any, as UCI words.
+    pub pv: Option<String>,
+}
+
+/// Parses one line. `Ok(None)` for blank and comment lines.
+pub fn parse_line(line: &str) -> Result<Option<EpdEntry>, EpdError> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return Ok(None);
+    }
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    if tokens.len() < 4 {
+        return Err(EpdError::NoFen);
+    }
+    let mut n = 4;
+    // Optional halfmove and fullmove counters.
+    if tokens.len() >= 6 && tokens[4].parse::<u32>().is_ok() && tokens[5].trim_end_matches(';').parse::<u32>().is_ok()
+    {
+        n = 6;
+    }
+    let fen_tokens: Vec<&str> = tokens[..n].iter().map(|t| t.trim_end_matches(';')).collect();
+    let fen = fen_tokens.join(" ");
+    let pos = parse_fen(&fen)?;
+    let rest = tokens[n..].join(" ");
+    let mut bm = None;
+    let mut id = None;
+    let mut pv = None;
+    for op in rest.split(';') {
+        let op = op.trim();
+        if let Some(v) = op.strip_prefix("bm ") {
+            let v = v.trim();
+            let value = v.strip_prefix('#').and_then(|n| n.parse::<i32>().ok()).filter(|&n| n != 0);
+            match value {
+                Some(n) => bm = Some(n),
+                None => return Err(EpdError::BadBm(v.to_string())),
+            }
+        } else if let Some(v) = op.strip_prefix("id ") {
+            id = Some(v.trim().trim_matches('"').to_string());
+        } else if let Some(v) = op.strip_prefix("PV:") {
+            pv = Some(v.trim().to_string());
+        }
+    }
+    Ok(Some(EpdEntry { pos, fen, bm, id, pv }))
+}
+
+/// How a result compares with the suite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Judgement {
+    /// Mate of the suite's length, line verified.
+    Best,
+    /// Shorter than the suite's mate, line verified.
+    Better,
+    /// A verified mate longer than the suite's (or the suite gives none).
+    Found,
+    /// A proven "no mate within N" where the suite has no mate within N.
+    NoMate,
+    /// Nothing proven.
+    Unknown,
+    /// A claim that contradicts the suite (wrong sign, or no-mate where it has one).
+    Wrong,
+    /// A mate claim whose line does not replay to checkmate with the claimed length.
+    BadLine,
+}
+
+impl Judgement {
+    /// True for the three mate verdicts with a verified line.
+    pub fn is_found(self) -> bool {
+        matches!(self, Judgement::Best | Judgement::Better | Judgement::Found)
+    }
+}
+
+/// Judges an outcome against the suite's `bm`, replaying the line independently of the
+/// search that produced it.
+pub fn judge(entry: &EpdEntry, outcome: &Outcome) -> Judgement {
+    match outcome {
+        Outcome::Mate { .. } | Outcome::Mated { .. } => {
+            let moves = outcome.signed_moves().unwrap_or(0);
+            if verify_line(&entry.pos, outcome.pv(), moves, &[]).is_err() {
+                return Judgement::BadLine;
+            }
+            match entry.bm {
+                None => Judgement::Found,
+                Some(bm) if (bm > 0) != (moves > 0) => Judgement::Wrong,
+                Some(bm) if moves.abs() < bm.abs() => Judgement::Better,
+                Some(bm) if moves.abs() == bm.abs() => Judgement::Best,
+                Some(_) => Judgement::Found,
+            }
+        }
+        Outcome::NoMate { moves } => match entry.bm {
+            Some(bm) if bm.unsigned_abs() <= *moves => Judgement::Wrong,
+            _ => Judgement::NoMate,
+        },
+        Outcome::Unknown => Judgement::Unknown,
+    }
+}
+
+/// The by-length rows of the summary table.
+pub const LENGTH_BANDS: [(u32, u32, &str); 4] = [(1, 5, "#1-#5"), (6, 10, "#6-#10"), (11, 20, "#11-#20"), (21, u32::MAX, "#21+")];
+
+/// Index of the band a suite mate length falls in.
+pub fn band(bm: i32) -> usize {
+    let n = bm.unsigned_abs();
+    LENGTH_BANDS.iter().position(|&(lo, hi, _)| (lo..=hi).contains(&n)).unwrap_or(LENGTH_BANDS.len() - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_format_variants() {
+        let e = parse_line("5K2/8/2qk4/2nPp3/3r4/6B1/B7/3R4 w - e6 bm #1; ep; 00:00;").unwrap().unwrap();
+        assert_eq!(e.bm, Some(1));
+        assert_eq!(e.fen, "5K2/8/2qk4/2nPp3/3r4/6B1/B7/3R4 w - e6");
+        let e = parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - 3 40 bm #-4; PV: g7h6 e6f5; id \"krk 7\";")
+            .unwrap()
+            .unwrap();
+        assert_eq!(e.bm, Some(-4));
+        assert_eq!(e.pv.as_deref(), Some("g7h6 e6f5"));
+        assert_eq!(e.id.as_deref(), Some("krk 7"));
+        assert_eq!(e.fen, "8/6k1/4K3/8/8/8/8/6R1 b - - 3 40");
+        let e = parse_line("8/6k1/4K3/8/8/8/8/6R1 b - -").unwrap().unwrap();
+        assert_eq!(e.bm, None);
+        let e = parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - id \"x\"; bm #-4;").unwrap().unwrap();
+        assert_eq!(e.bm, Some(-4));
+        assert!(parse_line("").unwrap().is_none());
+        assert!(parse_line("   # comment").unwrap().is_none());
+    }
+
+    #[test]
+    fn rejects_malformed_lines() {
+        assert_eq!(parse_line("hello").unwrap_err(), EpdError::NoFen);
+        assert!(matches!(parse_line("8/8/8/8/8/8/8/8 w - - bm #1;"), Err(EpdError::Setup(_))));
+        assert!(matches!(parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - bm #x;"), Err(EpdError::BadBm(_))));
+        assert!(matches!(parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - bm #0;"), Err(EpdError::BadBm(_))));
+        assert!(matches!(parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - bm 4;"), Err(EpdError::BadBm(_))));
+    }
+
+    #[test]
+    fn judges_claims() {
+        let e = parse_line("6k1/5ppp/8/8/8/8/8/R5K1 w - - bm #1;").unwrap().unwrap();
+        let m = shakmaty::uci::UciMove::from_ascii(b"a1a8").unwrap().to_move(&e.pos).unwrap();
+        let bad = shakmaty::uci::UciMove::from_ascii(b"a1a7").unwrap().to_move(&e.pos).unwrap();
+        let mate = |pv| Outcome::Mate { moves: 1, exact: true, pv };
+        assert_eq!(judge(&e, &mate(vec![m])), Judgement::Best);
+        assert_eq!(judge(&e, &mate(vec![bad])), Judgement::BadLine);
+        assert_eq!(judge(&e, &Outcome::NoMate { moves: 1 }), Judgement::Wrong);
+        assert_eq!(judge(&e, &Outcome::Unknown), Judgement::Unknown);
+        let e2 = parse_line("6k1/5ppp/8/8/8/8/8/R5K1 w - - bm #3;").unwrap().unwrap();
+        assert_eq!(judge(&e2, &mate(vec![m])), Judgement::Better);
+        assert_eq!(judge(&e2, &Outcome::NoMate { moves: 2 }), Judgement::NoMate);
+        let e3 = parse_line("6k1/5ppp/8/8/8/8/8/R5K1 w - - bm #-1;").unwrap().unwrap();
+        assert_eq!(judge(&e3, &mate(vec![m])), Judgement::Wrong);
+    }
+
+    #[test]
+    fn bands() {
+        assert_eq!(band(1), 0);
+        assert_eq!(band(-5), 0);
+        assert_eq!(band(6), 1);
+        assert_eq!(band(20), 2);
+        assert_eq!(band(126), 3);
+    }
+}

@@ -1,0 +1,147 @@
+//! The suite runner behind `pnmate epd`: solves positions on several threads, judges
+//! every result against the suite and tallies a summary. Printing is the caller's.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::epd::{EpdEntry, Judgement, LENGTH_BANDS, band, judge};
+use crate::search::pndn::Outcome;
+use crate::search::{Params, SolveLimits, solve};
+use crate::tt::Table;
+
+/// The result of one suite position.
+#[derive(Clone, Debug)]
+pub struct PositionResult {
+    /// Index in the (sharded) run.
+    pub index: usize,
+    /// The suite entry.
+    pub entry: EpdEntry,
+    /// What the search proved.
+    pub outcome: Outcome,
+    /// The judgement against the suite.
+    pub judgement: Judgement,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Time taken.
+    pub time: Duration,
+}
+
+/// Per-run settings.
+#[derive(Clone, Debug)]
+pub struct RunSettings {
+    /// Limits per position.
+    pub limits: SolveLimits,
+    /// Table size per job (MB).
+    pub hash: usize,
+    /// Worker threads.
+    pub jobs: usize,
+}
+
+/// Solves every entry on `settings.jobs` threads; `on_result` is called (from the
+/// workers, serialised) as each finishes. Results come back in input order.
+pub fn run(
+    entries: &[EpdEntry],
+    settings: &RunSettings,
+    bound_of: &(dyn Fn(&EpdEntry) -> Option<u32> + Sync),
+    on_result: &(dyn Fn(&PositionResult) + Sync),
+) -> Vec<PositionResult> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<PositionResult>>> = Mutex::new(vec![None; entries.len()]);
+    let jobs = settings.jobs.max(1).min(entries.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| {
+                let mut tt = Table::new(settings.hash);
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(entry) = entries.get(i) else { break };
+                    let params = Params { mate: bound_of(entry), ..Params::default() };
+                    let started = Instant::now();
+                    let (outcome, stats) = solve(&entry.pos, params, settings.limits, &mut tt, &mut |_| {});
+                    let judgement = judge(entry, &outcome);
+                    let r = PositionResult {
+                        index: i,
+                        entry: entry.clone(),
+                        outcome,
+                        judgement,
+                        nodes: stats.nodes,
+                        time: started.elapsed(),
+                    };
+                    on_result(&r);
+                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+                }
+            });
+        }
+    });
+    results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect()
+}
+
+/// Counts for one summary row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Positions.
+    pub positions: usize,
+    /// Verified mates of any length.
+    pub found: usize,
+    /// Verified mates of the suite's length.
+    pub best: usize,
+    /// Verified mates shorter than the suite's.
+    pub better: usize,
+    /// Proven no-mate (consistent with the suite).
+    pub no_mate: usize,
+    /// Nothing proven.
+    pub unknown: usize,
+    /// Claims contradicting the suite.
+    pub wrong: usize,
+    /// Lines failing replay.
+    pub bad_line: usize,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Time spent (summed over positions).
+    pub time: Duration,
+}
+
+impl Tally {
+    /// Adds one result.
+    pub fn add(&mut self, r: &PositionResult) {
+        self.positions += 1;
+        self.nodes += r.nodes;
+        self.time += r.time;
+        match r.judgement {
+            Judgement::Best => self.best += 1,
+            Judgement::Better => self.better += 1,
+            Judgement::Found => {}
+            Judgement::NoMate => self.no_mate += 1,
+            Judgement::Unknown => self.unknown += 1,
+            Judgement::Wrong => self.wrong += 1,
+            Judgement::BadLine => self.bad_line += 1,
+        }
+        if r.judgement.is_found() {
+            self.found += 1;
+        }
+    }
+}
+
+/// The whole summary: overall and by suite mate length.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// All positions.
+    pub total: Tally,
+    /// One tally per [`LENGTH_BANDS`] row (positions with a bm only).
+    pub bands: [Tally; LENGTH_BANDS.len()],
+}
+
+impl Summary {
+    /// Tallies results.
+    pub fn of(results: &[PositionResult]) -> Summary {
+        let mut s = Summary::default();
+        for r in results {
+            s.total.add(r);
+            if let Some(bm) = r.entry.bm {
+                s.bands[band(bm)].add(r);
+            }
+        }
+        s
+    }
+}
