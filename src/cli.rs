@@ -58,7 +58,14 @@ pub fn seconds(s: Option<f64>) -> Result<Option<Duration>, String> {
 }
 
 /// Runs `solve`; returns the exit status.
-pub fn run_solve(fen: &str, mate: Option<u32>, time: Option<f64>, nodes: Option<u64>, hash: usize, json: bool) -> i32 {
+pub fn run_solve(
+    fen: &str,
+    mate: Option<u32>,
+    time: Option<f64>,
+    nodes: Option<u64>,
+    hash: usize,
+    json: bool,
+) -> i32 {
     let pos = match parse_fen(fen) {
         Ok(p) => p,
         Err(e) => return fail(&e.to_string()),
@@ -75,7 +82,13 @@ pub fn run_solve(fen: &str, mate: Option<u32>, time: Option<f64>, nodes: Option<
         if json {
             return;
         }
-        if let Event::Mate { moves, exact, pv, stats } = e {
+        if let Event::Mate {
+            moves,
+            exact,
+            pv,
+            stats,
+        } = e
+        {
             eprintln!(
                 "  mate {moves}{} after {} nodes, {} ms: {}",
                 if exact { " (shortest)" } else { "" },
@@ -85,8 +98,17 @@ pub fn run_solve(fen: &str, mate: Option<u32>, time: Option<f64>, nodes: Option<
             );
         }
     };
-    let params = Params { mate, ..Params::default() };
-    let (outcome, stats) = solve(&pos, params, SolveLimits { nodes, time }, &mut tt, &mut on_event);
+    let params = Params {
+        mate,
+        ..Params::default()
+    };
+    let (outcome, stats) = solve(
+        &pos,
+        params,
+        SolveLimits { nodes, time },
+        &mut tt,
+        &mut on_event,
+    );
     let (result, moves) = match &outcome {
         Outcome::Mate { moves, .. } => ("mate", *moves as i64),
         Outcome::Mated { moves, .. } => ("mated", -(*moves as i64)),
@@ -111,10 +133,24 @@ pub fn run_solve(fen: &str, mate: Option<u32>, time: Option<f64>, nodes: Option<
     } else {
         let verdict = match &outcome {
             Outcome::Mate { moves, exact, .. } => {
-                format!("mate in {moves}{}", if *exact { " (proven shortest)" } else { " (shorter not excluded)" })
+                format!(
+                    "mate in {moves}{}",
+                    if *exact {
+                        " (proven shortest)"
+                    } else {
+                        " (shorter not excluded)"
+                    }
+                )
             }
             Outcome::Mated { moves, exact, .. } => {
-                format!("mated in {moves}{}", if *exact { " (proven longest defence)" } else { "" })
+                format!(
+                    "mated in {moves}{}",
+                    if *exact {
+                        " (proven longest defence)"
+                    } else {
+                        ""
+                    }
+                )
             }
             Outcome::NoMate { moves } => format!("no mate within {moves} (proven)"),
             Outcome::Unknown => "unknown (limit reached before a proof)".to_string(),
@@ -183,7 +219,9 @@ pub fn parse_mate_mode(s: Option<&str>) -> Result<MateMode, String> {
         Some("bm") => Ok(MateMode::Bm),
         Some(n) => match n.parse::<u32>() {
             Ok(n) if (1..=pnmate::search::MAX_MATE_MOVES).contains(&n) => Ok(MateMode::Fixed(n)),
-            _ => Err(format!("bad --mate '{n}': want 'bm' or a number of moves 1..1000")),
+            _ => Err(format!(
+                "bad --mate '{n}': want 'bm' or a number of moves 1..1000"
+            )),
         },
     }
 }
@@ -207,7 +245,11 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     use pnmate::suite::{RunSettings, Summary, run};
     use std::io::IsTerminal;
 
-    let (mode, shard, time) = match (parse_mate_mode(args.mate.as_deref()), parse_shard(args.shard.as_deref()), seconds(args.time)) {
+    let (mode, shard, time) = match (
+        parse_mate_mode(args.mate.as_deref()),
+        parse_shard(args.shard.as_deref()),
+        seconds(args.time),
+    ) {
         (Ok(m), Ok(s), Ok(t)) => (m, s, t),
         (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return fail(&e),
     };
@@ -234,8 +276,18 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     if let Some((i, n)) = shard {
         entries = entries.into_iter().skip(i).step_by(n).collect();
     }
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    let settings = RunSettings { limits: SolveLimits { nodes: args.nodes, time }, hash: args.hash, jobs };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let settings = RunSettings {
+        limits: SolveLimits {
+            nodes: args.nodes,
+            time,
+        },
+        hash: args.hash,
+        jobs,
+    };
     let bound_of = move |e: &pnmate::epd::EpdEntry| match mode {
         MateMode::Open => None,
         MateMode::Bm => e.bm.map(|b| b.unsigned_abs()),
@@ -245,8 +297,10 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     let bar = ProgressBar::new(entries.len() as u64);
     if std::io::stderr().is_terminal() {
         bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} [{elapsed_precise} eta {eta}]")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} {msg} [{elapsed_precise} eta {eta}]",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
     } else {
         bar.set_draw_target(ProgressDrawTarget::hidden());
@@ -258,7 +312,14 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
         c.1 += usize::from(r.judgement == Judgement::Best);
         if matches!(r.judgement, Judgement::Wrong | Judgement::BadLine) {
             bar.suspend(|| {
-                eprintln!("{:?}: {} bm #{:?} -> {:?} {}", r.judgement, r.entry.fen, r.entry.bm, r.outcome.signed_moves(), uci_line(r.outcome.pv()))
+                eprintln!(
+                    "{:?}: {} bm #{:?} -> {:?} {}",
+                    r.judgement,
+                    r.entry.fen,
+                    r.entry.bm,
+                    r.outcome.signed_moves(),
+                    uci_line(r.outcome.pv())
+                )
             });
         }
         bar.set_message(format!("found {} best {}", c.0, c.1));
@@ -275,19 +336,36 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     println!("positions  {}", t.positions);
     println!("found      {}", t.found);
     println!("best       {}   (= suite's mate length)", t.best);
-    println!("better     {}   (shorter than the suite's, verified)", t.better);
-    println!("no mate    {}   (proven, consistent with the suite)", t.no_mate);
+    println!(
+        "better     {}   (shorter than the suite's, verified)",
+        t.better
+    );
+    println!(
+        "no mate    {}   (proven, consistent with the suite)",
+        t.no_mate
+    );
     println!("unknown    {}", t.unknown);
     println!("wrong      {}", t.wrong);
     println!("bad line   {}", t.bad_line);
-    println!("time       {:.1} s wall, {:.1} s summed over {} jobs", wall.as_secs_f64(), t.time.as_secs_f64(), jobs);
+    println!(
+        "time       {:.1} s wall, {:.1} s summed over {} jobs",
+        wall.as_secs_f64(),
+        t.time.as_secs_f64(),
+        jobs
+    );
     println!("nodes      {}   ({} nps per job)", t.nodes, nps);
     println!();
-    println!("{:<9} {:>9} {:>7} {:>7}", "suite", "positions", "found", "best");
+    println!(
+        "{:<9} {:>9} {:>7} {:>7}",
+        "suite", "positions", "found", "best"
+    );
     for (i, &(_, _, name)) in LENGTH_BANDS.iter().enumerate() {
         let b = &s.bands[i];
         if b.positions > 0 {
-            println!("{:<9} {:>9} {:>7} {:>7}", name, b.positions, b.found, b.best);
+            println!(
+                "{:<9} {:>9} {:>7} {:>7}",
+                name, b.positions, b.found, b.best
+            );
         }
     }
 
@@ -306,7 +384,10 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
                 })
             })
             .collect();
-        if let Err(e) = std::fs::write(path, serde_json::to_string_pretty(&rows).unwrap_or_default()) {
+        if let Err(e) = std::fs::write(
+            path,
+            serde_json::to_string_pretty(&rows).unwrap_or_default(),
+        ) {
             return fail(&format!("{}: {e}", path.display()));
         }
     }
@@ -314,7 +395,11 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
         let mut text = String::new();
         for r in &results {
             if let Some(m) = r.outcome.signed_moves().filter(|_| r.judgement.is_found()) {
-                text.push_str(&format!("{} bm #{m}; PV: {};\n", r.entry.fen, uci_line(r.outcome.pv())));
+                text.push_str(&format!(
+                    "{} bm #{m}; PV: {};\n",
+                    r.entry.fen,
+                    uci_line(r.outcome.pv())
+                ));
             }
         }
         if let Err(e) = std::fs::write(path, text) {

@@ -5,12 +5,16 @@
 //! legal moves, and returns complete forced lines that are replayed before they are
 //! reported. The binary wraps it as a UCI engine and a command-line tool.
 
+pub mod engine;
 pub mod epd;
 pub mod error;
+pub mod fallback;
+pub mod limits;
 pub mod position;
 pub mod search;
 pub mod suite;
 pub mod tt;
+pub mod uci;
 
 pub use error::{EpdError, SetupError, UciError};
 pub use search::pndn::Outcome;

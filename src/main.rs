@@ -8,12 +8,19 @@ fn main() {
     let args = cli::Cli::parse();
     let code = match args.command {
         None => {
-            eprintln!("UCI mode not built yet");
+            let out: std::sync::Arc<std::sync::Mutex<dyn std::io::Write + Send>> =
+                std::sync::Arc::new(std::sync::Mutex::new(std::io::stdout()));
+            pnmate::uci::run(std::io::stdin().lock(), out);
             0
         }
-        Some(cli::Command::Solve { fen, mate, time, nodes, hash, json }) => {
-            cli::run_solve(&fen, mate, time, nodes, hash, json)
-        }
+        Some(cli::Command::Solve {
+            fen,
+            mate,
+            time,
+            nodes,
+            hash,
+            json,
+        }) => cli::run_solve(&fen, mate, time, nodes, hash, json),
         Some(cli::Command::Epd(args)) => cli::run_epd(&args),
     };
     std::process::exit(code);

@@ -56,11 +56,15 @@ impl PnDn {
 
     /// The 1+ε threshold for the best child, given the second-best child's value `second`
     /// and the parent's threshold `th`: `min(th, max(second + 1, ceil(second * (1 + ε))))`
-    /// with ε = 1/4. Always greater than `second`, so a child below `second` always gets
+    /// with ε = 1/2 (measured: 1/2 beat 0, 1/8, 1/4 and 1 on a 150-position matetrack
+    /// sample at 1M nodes). Always greater than `second`, so a child below `second` always gets
     /// room to grow.
     #[inline]
     pub fn epsilon_threshold(th: PnDn, second: PnDn) -> PnDn {
-        let grown = second.0.saturating_add(second.0.div_ceil(4)).max(second.0 + 1);
+        let grown = second
+            .0
+            .saturating_add(second.0.div_ceil(2))
+            .max(second.0 + 1);
         PnDn(grown.min(th.0).min(Self::INFINITE.0))
     }
 }
@@ -165,7 +169,7 @@ mod tests {
             assert!(th.0 > second, "threshold {th} not above {second}");
         }
         assert_eq!(PnDn::epsilon_threshold(PnDn(5), PnDn(100)), PnDn(5));
-        assert_eq!(PnDn::epsilon_threshold(PnDn::INFINITE, PnDn(8)), PnDn(10));
+        assert_eq!(PnDn::epsilon_threshold(PnDn::INFINITE, PnDn(8)), PnDn(12));
     }
 
     #[test]

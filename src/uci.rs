@@ -1,0 +1,484 @@
+//! The UCI front end: the only code that reads stdin or writes stdout in UCI mode.
+//!
+//! Commands are parsed by vampirc-uci, hardened (see DESIGN.md §4): every line is
+//! lossily decoded and re-joined with single spaces (so trailing whitespace and double
+//! spaces cannot trip or silently truncate the parser), and `parse_strict` runs inside
+//! `catch_unwind` and must yield exactly one message. What vampirc cannot express is
+//! handled by a small pre-pass of our own: `position` (4-field FENs, X-FEN/Shredder
+//! castling, long move lists) is parsed here entirely, and `go`'s counters that vampirc
+//! holds in a `u8` (`mate`, `depth`, `movestogo`) are read here and passed on clamped.
+//! Bad input is answered with `info string error: ...`; the engine keeps its last valid
+//! position and stays responsive.
+
+use std::io::{BufRead, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use vampirc_uci::{UciMessage, UciTimeControl, parse_strict};
+
+use crate::engine::{Engine, EngineEvent, HASH_RANGE, OVERHEAD_RANGE, Sink, THREADS_RANGE};
+use crate::error::UciError;
+use crate::limits::{Clock, Limits};
+use crate::position::uci;
+use crate::search::Event;
+
+/// The engine's name and version as `id name` reports them.
+pub const ENGINE_NAME: &str = concat!("pnmate ", env!("CARGO_PKG_VERSION"));
+
+/// A parsed command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `uci`
+    Uci,
+    /// `debug on|off`
+    Debug(bool),
+    /// `isready`
+    IsReady,
+    /// `register ...` (accepted, ignored)
+    Register,
+    /// `setoption name N [value V]`
+    SetOption {
+        /// Option name.
+        name: String,
+        /// Option value.
+        value: Option<String>,
+    },
+    /// `ucinewgame`
+    UciNewGame,
+    /// `position startpos|fen F [moves ...]`
+    Position {
+        /// The FEN, None for startpos.
+        fen: Option<String>,
+        /// The moves, in UCI notation.
+        moves: Vec<String>,
+    },
+    /// `go ...`
+    Go(Limits),
+    /// `stop`
+    Stop,
+    /// `ponderhit`
+    PonderHit,
+    /// `quit`
+    Quit,
+    /// An empty line.
+    Empty,
+}
+
+/// Parses one input line. Never panics.
+pub fn parse_command(raw: &str) -> Result<Command, UciError> {
+    let tokens: Vec<&str> = raw.split_whitespace().collect();
+    let Some(&head) = tokens.first() else {
+        return Ok(Command::Empty);
+    };
+    match head {
+        "position" => parse_position(&tokens[1..]),
+        "go" => parse_go(&tokens[1..]),
+        "uci" | "isready" | "ucinewgame" | "stop" | "ponderhit" | "quit" | "debug" | "register"
+        | "setoption" => {
+            let msg = vampirc_one(&tokens.join(" ")).ok_or_else(|| UciError::BadArguments {
+                command: head.into(),
+                reason: "malformed".into(),
+            })?;
+            match msg {
+                UciMessage::Uci => Ok(Command::Uci),
+                UciMessage::IsReady => Ok(Command::IsReady),
+                UciMessage::UciNewGame => Ok(Command::UciNewGame),
+                UciMessage::Stop => Ok(Command::Stop),
+                UciMessage::PonderHit => Ok(Command::PonderHit),
+                UciMessage::Quit => Ok(Command::Quit),
+                UciMessage::Debug(on) => Ok(Command::Debug(on)),
+                UciMessage::Register { .. } => Ok(Command::Register),
+                UciMessage::SetOption { name, value } => Ok(Command::SetOption { name, value }),
+                _ => Err(UciError::Unknown(head.into())),
+            }
+        }
+        _ => Err(UciError::Unknown(head.chars().take(40).collect())),
+    }
+}
+
+/// vampirc's strict parser on one normalised line, panic-proof; exactly one message.
+fn vampirc_one(line: &str) -> Option<UciMessage> {
+    let parsed = catch_unwind(AssertUnwindSafe(|| parse_strict(line)))
+        .ok()?
+        .ok()?;
+    match parsed.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
+fn parse_position(args: &[&str]) -> Result<Command, UciError> {
+    let bad = |reason: &str| UciError::BadArguments {
+        command: "position".into(),
+        reason: reason.into(),
+    };
+    let split = args
+        .iter()
+        .position(|&t| t == "moves")
+        .unwrap_or(args.len());
+    let (head, tail) = args.split_at(split);
+    let moves: Vec<String> = tail.iter().skip(1).map(|s| s.to_string()).collect();
+    match head {
+        ["startpos"] => Ok(Command::Position { fen: None, moves }),
+        ["fen", fen @ ..] if !fen.is_empty() => Ok(Command::Position {
+            fen: Some(fen.join(" ")),
+            moves,
+        }),
+        ["fen"] => Err(bad("'fen' needs a FEN")),
+        _ => Err(bad(
+            "want 'startpos' or 'fen <FEN>', optionally followed by 'moves ...'",
+        )),
+    }
+}
+
+fn parse_go(args: &[&str]) -> Result<Command, UciError> {
+    let bad = |reason: String| UciError::BadArguments {
+        command: "go".into(),
+        reason,
+    };
+    // Pre-pass: the counters vampirc keeps in a u8, read at full width.
+    let mut limits = Limits::default();
+    let mut normalised = vec!["go".to_string()];
+    let mut i = 0;
+    while i < args.len() {
+        let key = args[i];
+        match key {
+            "mate" | "depth" | "movestogo" | "nodes" | "movetime" | "wtime" | "btime" | "winc"
+            | "binc" => {
+                let Some(value) = args.get(i + 1) else {
+                    return Err(bad(format!("'{key}' needs a number")));
+                };
+                let n: i64 = value
+                    .parse()
+                    .map_err(|_| bad(format!("'{key} {value}': not a number")))?;
+                if n < 0 && matches!(key, "mate" | "depth" | "movestogo" | "nodes") {
+                    return Err(bad(format!("'{key} {value}': must not be negative")));
+                }
+                let clamped = match key {
+                    "mate" | "depth" | "movestogo" => n.clamp(1, 255),
+                    _ => n.clamp(-999_999_999_999, 999_999_999_999),
+                };
+                match key {
+                    "mate" => limits.mate = Some(n as u64),
+                    "depth" => limits.depth = Some(n as u64),
+                    "movestogo" => {}
+                    "nodes" => limits.nodes = Some(n as u64),
+                    _ => {}
+                }
+                if key == "movestogo" {
+                    limits.clock.get_or_insert_with(Clock::default).movestogo =
+                        Some(n.max(1) as u64);
+                }
+                normalised.push(key.to_string());
+                normalised.push(clamped.to_string());
+                i += 2;
+            }
+            _ => {
+                normalised.push(key.to_string());
+                i += 1;
+            }
+        }
+    }
+    if limits.mate == Some(0) {
+        return Err(bad("'mate 0': want at least 1".into()));
+    }
+    let msg = vampirc_one(&normalised.join(" "))
+        .ok_or_else(|| bad(format!("cannot parse '{}'", args.join(" "))))?;
+    let UciMessage::Go {
+        time_control,
+        search_control,
+    } = msg
+    else {
+        return Err(bad("not a go command".into()));
+    };
+    let ms = |d: Option<vampirc_uci::Duration>| {
+        d.map(|d| Duration::from_millis(d.num_milliseconds().max(0) as u64))
+    };
+    match time_control {
+        Some(UciTimeControl::Infinite) => limits.infinite = true,
+        Some(UciTimeControl::Ponder) => limits.ponder = true,
+        Some(UciTimeControl::MoveTime(t)) => limits.movetime = ms(Some(t)),
+        Some(UciTimeControl::TimeLeft {
+            white_time,
+            black_time,
+            white_increment,
+            black_increment,
+            ..
+        }) => {
+            let clock = limits.clock.get_or_insert_with(Clock::default);
+            clock.wtime = ms(white_time);
+            clock.btime = ms(black_time);
+            clock.winc = ms(white_increment).unwrap_or_default();
+            clock.binc = ms(black_increment).unwrap_or_default();
+        }
+        None => {}
+    }
+    // vampirc reads one time-control group; pick up what it leaves (e.g. "ponder wtime").
+    for (j, key) in args.iter().enumerate() {
+        let num = || {
+            args.get(j + 1)
+                .and_then(|v| v.parse::<i64>().ok())
+                .map(|n| Duration::from_millis(n.max(0) as u64))
+        };
+        match *key {
+            "ponder" => limits.ponder = true,
+            "infinite" => limits.infinite = true,
+            "movetime" => limits.movetime = num(),
+            "wtime" => limits.clock.get_or_insert_with(Clock::default).wtime = num(),
+            "btime" => limits.clock.get_or_insert_with(Clock::default).btime = num(),
+            "winc" => {
+                limits.clock.get_or_insert_with(Clock::default).winc = num().unwrap_or_default()
+            }
+            "binc" => {
+                limits.clock.get_or_insert_with(Clock::default).binc = num().unwrap_or_default()
+            }
+            _ => {}
+        }
+    }
+    if let Some(sc) = search_control {
+        limits.searchmoves = sc.search_moves.iter().map(|m| m.to_string()).collect();
+    }
+    Ok(Command::Go(limits))
+}
+
+/// Formats an engine event as UCI output lines.
+pub fn format_event(event: &EngineEvent) -> Vec<String> {
+    match event {
+        EngineEvent::Search(Event::Mate {
+            moves, pv, stats, ..
+        }) => vec![format!(
+            "info depth {} seldepth {} nodes {} nps {} time {} hashfull {} score mate {} pv {}",
+            stats.depth,
+            stats.seldepth.max(pv.len() as u32),
+            stats.nodes,
+            stats.nps(),
+            stats.time.as_millis(),
+            stats.hashfull,
+            moves,
+            pv.iter().map(|&m| uci(m)).collect::<Vec<_>>().join(" ")
+        )],
+        EngineEvent::Search(Event::NoMate { moves, stats }) => vec![
+            format!(
+                "info depth {} nodes {} nps {} time {} hashfull {}",
+                stats.depth,
+                stats.nodes,
+                stats.nps(),
+                stats.time.as_millis(),
+                stats.hashfull
+            ),
+            format!("info string no mate in {moves} (proven)"),
+        ],
+        EngineEvent::RootTerminal { checkmated: true } => vec!["info depth 0 score mate 0".into()],
+        EngineEvent::RootTerminal { checkmated: false } => vec!["info depth 0 score cp 0".into()],
+        EngineEvent::Note(text) => vec![format!("info string {text}")],
+        EngineEvent::BestMove { best: None, .. } => vec!["bestmove 0000".into()],
+        EngineEvent::BestMove {
+            best: Some(b),
+            ponder,
+        } => vec![match ponder {
+            Some(p) => format!("bestmove {} ponder {}", uci(*b), uci(*p)),
+            None => format!("bestmove {}", uci(*b)),
+        }],
+    }
+}
+
+type Out = Arc<Mutex<dyn Write + Send>>;
+
+fn emit(out: &Out, lines: &[String]) {
+    let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
+    for line in lines {
+        let _ = writeln!(w, "{line}");
+    }
+    let _ = w.flush();
+}
+
+/// The `uci` handshake lines.
+pub fn handshake() -> Vec<String> {
+    vec![
+        format!("id name {ENGINE_NAME}"),
+        "id author the pnmate developers".into(),
+        format!(
+            "option name Hash type spin default 64 min {} max {}",
+            HASH_RANGE.0, HASH_RANGE.1
+        ),
+        format!(
+            "option name Threads type spin default 1 min {} max {}",
+            THREADS_RANGE.0, THREADS_RANGE.1
+        ),
+        "option name Clear Hash type button".into(),
+        "option name MultiPV type spin default 1 min 1 max 1".into(),
+        format!(
+            "option name Move Overhead type spin default 30 min {} max {}",
+            OVERHEAD_RANGE.0, OVERHEAD_RANGE.1
+        ),
+        "uciok".into(),
+    ]
+}
+
+/// Handles one command; returns false on `quit`.
+pub fn handle(engine: &mut Engine, command: Command, out: &Out) -> bool {
+    match command {
+        Command::Uci => emit(out, &handshake()),
+        Command::IsReady => emit(out, &["readyok".into()]),
+        Command::Debug(_) | Command::Register | Command::Empty => {}
+        Command::UciNewGame => engine.new_game(),
+        Command::SetOption { name, value } => match engine.set_option(&name, value.as_deref()) {
+            Ok(Some(note)) => emit(out, &[format!("info string {note}")]),
+            Ok(None) => {}
+            Err(e) => emit(out, &[format!("info string error: {e}")]),
+        },
+        Command::Position { fen, moves } => {
+            let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+            if let Err(e) = engine.set_position(fen.as_deref(), &moves) {
+                emit(
+                    out,
+                    &[format!("info string error: {}", UciError::Position(e))],
+                );
+            }
+        }
+        Command::Go(limits) => {
+            let sink_out = Arc::clone(out);
+            let sink: Sink = Arc::new(move |e: EngineEvent| emit(&sink_out, &format_event(&e)));
+            engine.go(limits, sink);
+        }
+        Command::Stop => engine.stop(),
+        Command::PonderHit => engine.ponderhit(),
+        Command::Quit => {
+            engine.stop();
+            engine.wait();
+            return false;
+        }
+    }
+    true
+}
+
+/// The UCI loop: reads commands from `input` until `quit` or end of input.
+pub fn run(input: impl BufRead, out: Out) {
+    let mut engine = Engine::new();
+    let mut input = input;
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match input.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let line = String::from_utf8_lossy(&buf);
+        let keep_going = match parse_command(&line) {
+            Ok(command) => handle(&mut engine, command, &out),
+            Err(e) => {
+                emit(&out, &[format!("info string error: {e}")]);
+                true
+            }
+        };
+        if !keep_going {
+            return;
+        }
+    }
+    // End of input: let a running search finish (its bestmove is still printed); an
+    // open-ended one is stopped, as nobody is left to send `stop`.
+    engine.finish();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hardened_go_parsing() {
+        let Command::Go(l) = parse_command("go mate 1000").unwrap() else {
+            panic!()
+        };
+        assert_eq!(l.mate, Some(1000));
+        let Command::Go(l) = parse_command("go ").unwrap() else {
+            panic!()
+        };
+        assert_eq!(l, Limits::default());
+        let Command::Go(l) =
+            parse_command("go depth 300 movestogo 400 wtime 1000 btime 2000").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(l.depth, Some(300));
+        let c = l.clock.unwrap();
+        assert_eq!(
+            (c.movestogo, c.wtime, c.btime),
+            (
+                Some(400),
+                Some(Duration::from_millis(1000)),
+                Some(Duration::from_millis(2000))
+            )
+        );
+        let Command::Go(l) = parse_command("go wtime -500 btime 100").unwrap() else {
+            panic!()
+        };
+        assert_eq!(l.clock.unwrap().wtime, Some(Duration::ZERO));
+        let Command::Go(l) = parse_command("go searchmoves e2e4 d2d4 mate 3").unwrap() else {
+            panic!()
+        };
+        assert_eq!(l.searchmoves, vec!["e2e4", "d2d4"]);
+        assert_eq!(l.mate, Some(3));
+        let Command::Go(l) = parse_command("go ponder wtime 100 btime 100").unwrap() else {
+            panic!()
+        };
+        assert!(l.ponder);
+        assert!(parse_command("go mate").is_err());
+        assert!(parse_command("go mate x").is_err());
+        assert!(parse_command("go mate 0").is_err());
+        assert!(parse_command("go nodes -5").is_err());
+        assert!(parse_command("go mate 99999999999999999999").is_err());
+    }
+
+    #[test]
+    fn hardened_position_parsing() {
+        let c = parse_command("position startpos moves  e2e4   e7e5 ").unwrap();
+        assert_eq!(
+            c,
+            Command::Position {
+                fen: None,
+                moves: vec!["e2e4".into(), "e7e5".into()]
+            }
+        );
+        let c = parse_command("position fen 8/8/8/8/8/8/8/K1k5 w - - moves a1a2").unwrap();
+        assert_eq!(
+            c,
+            Command::Position {
+                fen: Some("8/8/8/8/8/8/8/K1k5 w - -".into()),
+                moves: vec!["a1a2".into()]
+            }
+        );
+        assert!(parse_command("position").is_err());
+        assert!(parse_command("position fen").is_err());
+        assert!(parse_command("position startpos e2e4").is_err());
+    }
+
+    #[test]
+    fn other_commands_and_garbage() {
+        assert_eq!(parse_command("uci").unwrap(), Command::Uci);
+        assert_eq!(parse_command("  isready  \r\n").unwrap(), Command::IsReady);
+        assert_eq!(
+            parse_command("setoption name Move Overhead value 100").unwrap(),
+            Command::SetOption {
+                name: "Move Overhead".into(),
+                value: Some("100".into())
+            }
+        );
+        assert_eq!(
+            parse_command("setoption name Clear Hash").unwrap(),
+            Command::SetOption {
+                name: "Clear Hash".into(),
+                value: None
+            }
+        );
+        assert_eq!(parse_command("").unwrap(), Command::Empty);
+        assert_eq!(parse_command("debug on").unwrap(), Command::Debug(true));
+        assert_eq!(parse_command("register later").unwrap(), Command::Register);
+        assert!(matches!(
+            parse_command("hello world"),
+            Err(UciError::Unknown(_))
+        ));
+        assert!(parse_command("isready now").is_err());
+        assert!(parse_command("\u{0}\u{1}\u{fffd}").is_err());
+    }
+}
