@@ -1,0 +1,213 @@
+//! The project's own suites (epd/*.epd), solved through the library: exact lengths,
+//! proven shortest, every line replayed to checkmate; proven no-mates; and the prover's
+//! behaviour at its limits.
+
+use std::time::Duration;
+
+use pnmate::epd::parse_line;
+use pnmate::search::pv::verify_line;
+use pnmate::search::{Params, SolveLimits, solve};
+use pnmate::{Outcome, Table};
+
+fn suite(name: &str) -> Vec<(String, pnmate::epd::EpdEntry)> {
+    let path = format!("{}/epd/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text.lines()
+        .filter_map(|l| {
+            parse_line(l)
+                .unwrap_or_else(|e| panic!("{path}: {l}: {e}"))
+                .map(|e| (l.to_string(), e))
+        })
+        .collect()
+}
+
+fn no_mate_bound(line: &str) -> Option<u32> {
+    line.split(';').find_map(|op| {
+        op.trim()
+            .strip_prefix("nm ")
+            .and_then(|n| n.trim().parse().ok())
+    })
+}
+
+/// Solves every mate of a suite with `go mate |bm|` semantics and checks it exactly.
+fn check_mates(name: &str, min_positions: usize) {
+    let entries = suite(name);
+    assert!(
+        entries.len() >= min_positions,
+        "{name}: only {} positions",
+        entries.len()
+    );
+    let mut tt = Table::new(16);
+    for (line, e) in entries {
+        let bm = e.bm.unwrap_or_else(|| panic!("{name}: no bm in {line}"));
+        tt.clear();
+        let params = Params {
+            mate: Some(bm.unsigned_abs()),
+            ..Params::default()
+        };
+        let limits = SolveLimits {
+            nodes: Some(50_000_000),
+            time: None,
+        };
+        let (outcome, _) = solve(&e.pos, params, limits, &mut tt, &mut |_| {});
+        let (moves, exact) = match &outcome {
+            Outcome::Mate { moves, exact, .. } => (*moves as i32, *exact),
+            Outcome::Mated { moves, exact, .. } => (-(*moves as i32), *exact),
+            other => panic!("{}: expected mate {bm}, got {other:?}", e.fen),
+        };
+        assert_eq!(moves, bm, "{}: wrong mate length", e.fen);
+        assert!(exact, "{}: mate {bm} not proven shortest", e.fen);
+        let pv = outcome.pv();
+        assert_eq!(
+            pv.len() as i32,
+            if bm > 0 { 2 * bm - 1 } else { -2 * bm },
+            "{}",
+            e.fen
+        );
+        verify_line(&e.pos, pv, bm, &[]).unwrap_or_else(|err| panic!("{}: {err}", e.fen));
+    }
+}
+
+#[test]
+fn mates_in_1_to_10_for_both_colours() {
+    check_mates("mates.epd", 100);
+    let entries = suite("mates.epd");
+    for colour in [" w ", " b "] {
+        assert!(
+            entries.iter().any(|(_, e)| e.fen.contains(colour)),
+            "no side-to-move{colour}"
+        );
+    }
+    for m in 1..=10 {
+        assert!(
+            entries.iter().any(|(_, e)| e.bm == Some(m)),
+            "no mate in {m}"
+        );
+    }
+}
+
+#[test]
+fn mated_side_positions() {
+    check_mates("mated.epd", 20);
+}
+
+#[test]
+fn long_endgame_mates() {
+    check_mates("endgames.epd", 10);
+}
+
+#[test]
+fn proven_no_mate_within_n() {
+    let entries = suite("nomate.epd");
+    assert!(entries.len() >= 20);
+    let mut tt = Table::new(16);
+    for (line, e) in entries {
+        let n = no_mate_bound(&line).unwrap_or_else(|| panic!("no 'nm N' in {line}"));
+        tt.clear();
+        let params = Params {
+            mate: Some(n),
+            ..Params::default()
+        };
+        let (outcome, _) = solve(&e.pos, params, SolveLimits::default(), &mut tt, &mut |_| {});
+        assert_eq!(outcome, Outcome::NoMate { moves: n }, "{}", e.fen);
+    }
+}
+
+#[test]
+fn one_megabyte_table_still_solves_a_mate_in_5_exactly() {
+    let entries = suite("mates.epd");
+    let (_, e) = entries
+        .iter()
+        .find(|(_, e)| e.bm == Some(5))
+        .expect("a mate in 5");
+    let mut tt = Table::new(1);
+    let (outcome, _) = solve(
+        &e.pos,
+        Params {
+            mate: Some(5),
+            ..Params::default()
+        },
+        SolveLimits::default(),
+        &mut tt,
+        &mut |_| {},
+    );
+    match outcome {
+        Outcome::Mate {
+            moves: 5,
+            exact: true,
+            ref pv,
+        } => verify_line(&e.pos, pv, 5, &[]).unwrap(),
+        other => panic!("{}: {other:?}", e.fen),
+    }
+}
+
+#[test]
+fn a_node_limit_gives_unknown_never_a_disproof() {
+    let entries = suite("endgames.epd");
+    let mut tt = Table::new(16);
+    for (_, e) in entries.iter().take(5) {
+        for nodes in [1, 10, 100, 1000] {
+            tt.clear();
+            let limits = SolveLimits {
+                nodes: Some(nodes),
+                time: None,
+            };
+            let (outcome, stats) = solve(&e.pos, Params::default(), limits, &mut tt, &mut |_| {});
+            assert!(
+                matches!(outcome, Outcome::Unknown | Outcome::Mate { .. }),
+                "{} with {nodes} nodes: {outcome:?}",
+                e.fen
+            );
+            if let Outcome::Mate { moves, ref pv, .. } = outcome {
+                verify_line(&e.pos, pv, moves as i32, &[]).unwrap();
+            }
+            assert!(stats.nodes <= nodes + 2_000_000, "line building is bounded");
+        }
+    }
+}
+
+#[test]
+fn a_time_limit_gives_unknown_on_a_hard_position() {
+    // A long KRvK mate cut off after 1 ms: unknown or a verified mate, never "no mate".
+    let entries = suite("endgames.epd");
+    let (_, e) = entries.iter().max_by_key(|(_, e)| e.bm).unwrap();
+    let mut tt = Table::new(16);
+    let limits = SolveLimits {
+        nodes: None,
+        time: Some(Duration::from_millis(1)),
+    };
+    let (outcome, _) = solve(&e.pos, Params::default(), limits, &mut tt, &mut |_| {});
+    assert!(
+        !matches!(outcome, Outcome::NoMate { .. } | Outcome::Mated { .. }),
+        "{outcome:?}"
+    );
+}
+
+#[test]
+fn events_report_each_shorter_mate_and_the_last_is_the_outcome() {
+    let entries = suite("endgames.epd");
+    let (_, e) = &entries[0];
+    let mut tt = Table::new(16);
+    let mut seen = Vec::new();
+    let (outcome, _) = solve(
+        &e.pos,
+        Params::default(),
+        SolveLimits::default(),
+        &mut tt,
+        &mut |ev| {
+            if let pnmate::Event::Mate { moves, pv, .. } = ev {
+                seen.push((moves, pv));
+            }
+        },
+    );
+    assert!(!seen.is_empty());
+    assert!(
+        seen.windows(2).all(|w| w[1].0 < w[0].0),
+        "each report is shorter: {:?}",
+        seen.iter().map(|s| s.0).collect::<Vec<_>>()
+    );
+    let (last_moves, last_pv) = seen.last().unwrap();
+    assert_eq!(Some(*last_moves), outcome.signed_moves());
+    assert_eq!(last_pv.as_slice(), outcome.pv());
+    assert_eq!(Some(*last_moves), e.bm);
+}

@@ -1,0 +1,381 @@
+//! UCI sessions with the real binary over pipes. Timeouts here are generous upper
+//! bounds against hangs; precise timings belong to benchmarks.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Session, assert_mating_line, field, pos, pv_of, replay};
+use shakmaty::Position;
+
+const LONG: Duration = Duration::from_secs(30);
+
+const MATE2: &str = "2brrb2/8/p7/7Q/1p1kpPp1/1P1pN1K1/3P4/8 w - - 0 1";
+const MATED4: &str = "8/6k1/4K3/8/8/8/8/6R1 b - - 0 1";
+
+fn mate_info(lines: &[String]) -> &String {
+    lines
+        .iter()
+        .rev()
+        .find(|l| l.contains(" score mate "))
+        .unwrap_or_else(|| panic!("no mate score in {lines:#?}"))
+}
+
+#[test]
+fn handshake_lists_options_and_ends_with_uciok() {
+    let mut s = Session::start();
+    s.send("uci");
+    let lines = s.until(LONG, |l| l == "uciok");
+    assert!(lines[0].starts_with("id name pnmate "), "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("id author ")));
+    for opt in [
+        "option name Hash type spin default 64 min 1 max 65536",
+        "option name Threads type spin default 1 min 1 max 1024",
+        "option name Clear Hash type button",
+        "option name MultiPV type spin default 1 min 1 max 1",
+        "option name Move Overhead type spin default 30 min 0 max 5000",
+    ] {
+        assert!(
+            lines.iter().any(|l| l == opt),
+            "missing '{opt}' in {lines:#?}"
+        );
+    }
+    s.send("isready");
+    s.until(LONG, |l| l == "readyok");
+}
+
+#[test]
+fn go_mate_proves_the_mate_with_a_full_line() {
+    let mut s = Session::start();
+    s.send(&format!("position fen {MATE2}"));
+    s.send("go mate 2");
+    let lines = s.until_bestmove(LONG);
+    let info = mate_info(&lines);
+    assert_eq!(field(info, "score"), Some("mate"));
+    assert_eq!(field(info, "mate"), Some("2"));
+    for key in ["depth", "seldepth", "nodes", "nps", "time", "hashfull"] {
+        assert!(
+            field(info, key).is_some_and(|v| v.parse::<u64>().is_ok()),
+            "{key} missing in {info}"
+        );
+    }
+    let pv = pv_of(info);
+    assert_mating_line(MATE2, &pv, 3);
+    assert_eq!(
+        lines.last().unwrap(),
+        &format!("bestmove {} ponder {}", pv[0], pv[1])
+    );
+}
+
+#[test]
+fn go_mate_reports_the_mated_side_with_a_negative_score() {
+    let mut s = Session::start();
+    s.send(&format!("position fen {MATED4}"));
+    s.send("go mate 6");
+    let lines = s.until_bestmove(LONG);
+    let info = mate_info(&lines);
+    assert_eq!(field(info, "mate"), Some("-4"), "{info}");
+    assert_mating_line(MATED4, &pv_of(info), 8);
+}
+
+#[test]
+fn go_mate_proves_no_mate_promptly() {
+    let mut s = Session::start();
+    // KB v K: no side can ever mate.
+    s.send("position fen 8/8/4k3/8/8/2B5/8/4K3 w - - 0 1");
+    s.send("go mate 5");
+    let lines = s.until_bestmove(LONG);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "info string no mate in 5 (proven)"),
+        "{lines:#?}"
+    );
+    assert!(!lines.iter().any(|l| l.contains("score mate")));
+    let best = lines.last().unwrap().strip_prefix("bestmove ").unwrap();
+    replay("8/8/4k3/8/8/2B5/8/4K3 w - - 0 1", &[best.to_string()]);
+    // A real mate in 2 has no mate in 1.
+    s.send(&format!("position fen {MATE2}"));
+    s.send("go mate 1");
+    let lines = s.until_bestmove(LONG);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "info string no mate in 1 (proven)"),
+        "{lines:#?}"
+    );
+}
+
+#[test]
+fn checkmated_and_stalemated_roots_answer_0000() {
+    let mut s = Session::start();
+    s.send("position fen R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1");
+    s.send("go mate 3");
+    let lines = s.until_bestmove(LONG);
+    assert_eq!(lines, vec!["info depth 0 score mate 0", "bestmove 0000"]);
+    s.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    s.send("go movetime 100");
+    let lines = s.until_bestmove(LONG);
+    assert_eq!(lines, vec!["info depth 0 score cp 0", "bestmove 0000"]);
+}
+
+#[test]
+fn isready_and_stop_during_go_infinite() {
+    let mut s = Session::start();
+    s.send("position startpos");
+    s.send("go infinite");
+    std::thread::sleep(Duration::from_millis(200));
+    let before = s.sync();
+    assert!(
+        !before.iter().any(|l| l.starts_with("bestmove")),
+        "infinite must wait for stop: {before:?}"
+    );
+    s.send("stop");
+    let lines = s.until_bestmove(Duration::from_secs(5));
+    let best = lines
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    replay(
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        &[best],
+    );
+}
+
+#[test]
+fn clock_go_returns_a_legal_move_in_time() {
+    let mut s = Session::start();
+    s.send("position startpos moves e2e4 e7e5");
+    let started = std::time::Instant::now();
+    s.send("go wtime 2000 btime 2000 winc 0 binc 0");
+    let lines = s.until_bestmove(LONG);
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "spent {:?} of a 2 s clock",
+        started.elapsed()
+    );
+    let best = lines
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+    replay(fen, &[best]);
+}
+
+#[test]
+fn clock_go_plays_the_mate_when_it_sees_one() {
+    let mut s = Session::start();
+    s.send(&format!("position fen {MATE2}"));
+    s.send("go wtime 10000 btime 10000 movestogo 40");
+    let lines = s.until_bestmove(LONG);
+    let info = mate_info(&lines);
+    assert_eq!(field(info, "mate"), Some("2"));
+    let pv = pv_of(info);
+    assert_eq!(
+        lines.last().unwrap().split_whitespace().nth(1),
+        Some(pv[0].as_str())
+    );
+}
+
+#[test]
+fn movetime_nodes_and_depth_end_with_a_legal_bestmove() {
+    let mut s = Session::start();
+    for go in ["go movetime 200", "go nodes 5000", "go depth 2", "go"] {
+        s.send("position startpos moves d2d4");
+        s.send(go);
+        if go == "go" {
+            // No limit at all: analysis until stop.
+            std::thread::sleep(Duration::from_millis(100));
+            s.send("stop");
+        }
+        let lines = s.until_bestmove(LONG);
+        let best = lines
+            .last()
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_string();
+        replay(
+            "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1",
+            &[best],
+        );
+    }
+}
+
+#[test]
+fn searchmoves_restricts_the_root() {
+    let mut s = Session::start();
+    s.send(&format!("position fen {MATE2}"));
+    // The mating move h5a5 is excluded: no mate in 2 with the other queen moves listed.
+    s.send("go mate 2 searchmoves h5h4 h5g5");
+    let lines = s.until_bestmove(LONG);
+    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap();
+    assert!(best == "h5h4" || best == "h5g5", "{lines:#?}");
+    s.send("go mate 2 searchmoves h5a5");
+    let lines = s.until_bestmove(LONG);
+    assert_eq!(field(mate_info(&lines), "mate"), Some("2"));
+    assert!(lines.last().unwrap().starts_with("bestmove h5a5"));
+}
+
+#[test]
+fn hardened_parsing_of_what_vampirc_gets_wrong() {
+    let mut s = Session::start();
+    // Trailing whitespace after go (vampirc panics on it).
+    s.send(&format!("position fen {MATE2}"));
+    s.send("go mate 2   ");
+    let lines = s.until_bestmove(LONG);
+    assert_eq!(field(mate_info(&lines), "mate"), Some("2"));
+    // Numbers beyond u8 (vampirc panics) and beyond its truncation.
+    for go in ["go mate 256", "go mate 1000", "go depth 300"] {
+        s.send(go);
+        let lines = s.until_bestmove(LONG);
+        assert_eq!(
+            field(mate_info(&lines), "mate"),
+            Some("2"),
+            "{go}: {lines:#?}"
+        );
+    }
+    // Two spaces before a move (vampirc drops the moves): after the two moves below the
+    // side to move mates in one.
+    s.send(&format!("position fen {MATE2} moves  h5a5  c8d7"));
+    s.send("go mate 1");
+    let lines = s.until_bestmove(LONG);
+    assert_eq!(field(mate_info(&lines), "mate"), Some("1"), "{lines:#?}");
+    // A 4-field FEN and Shredder castling letters.
+    s.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w -");
+    s.send("go mate 1");
+    assert!(
+        s.until_bestmove(LONG)
+            .last()
+            .unwrap()
+            .starts_with("bestmove a1a8")
+    );
+    s.send("position fen r3k2r/8/8/8/8/8/8/R3K2R w HAha - 0 1 moves e1g1");
+    assert!(s.sync().is_empty());
+}
+
+#[test]
+fn bad_input_keeps_the_engine_alive_and_the_position() {
+    let mut s = Session::start();
+    s.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+    let long_line = "x".repeat(100_000);
+    let bad_lines: Vec<String> = vec![
+        "garbage".into(),
+        "go mate".into(),
+        "go mate -3".into(),
+        "go nodes banana".into(),
+        "position fen 8/8/8/8/8/8/8/8 w - - 0 1".into(),
+        "position fen 4k3/8/8/8/8/8/8/8 w - - 0 1".into(),
+        "position fen 4k3/8/8/8/8/8/8/4K2q b - - 0 1".into(),
+        "position fen P3k3/8/8/8/8/8/8/4K3 w - - 0 1".into(),
+        "position fen not a fen at all".into(),
+        "position startpos moves e2e4 e2e4".into(),
+        "position startpos moves e7e5".into(),
+        "position sideways".into(),
+        "setoption name Hash value 0".into(),
+        "setoption name Hash value 999999".into(),
+        "setoption name Hash value lots".into(),
+        "setoption name NoSuchOption value 1".into(),
+        "setoption".into(),
+        "unknowncommand with args".into(),
+        long_line,
+    ];
+    for line in &bad_lines {
+        s.send(line);
+        let before = s.sync();
+        assert!(
+            before.iter().any(|l| l.starts_with("info string error: ")),
+            "no error reported for '{}': {before:?}",
+            &line[..line.len().min(60)]
+        );
+    }
+    // Binary bytes and empty lines.
+    s.send_raw(b"\x00\x01\xff\xfe garbage\n\n\r\n");
+    s.sync();
+    // The last valid position is still there: Ra8 mates.
+    s.send("go mate 1");
+    let lines = s.until_bestmove(LONG);
+    assert_eq!(lines.last().unwrap(), "bestmove a1a8");
+}
+
+#[test]
+fn options_take_effect_or_say_why_not() {
+    let mut s = Session::start();
+    s.send("setoption name Hash value 1");
+    s.send("setoption name Clear Hash");
+    s.send("setoption name Move Overhead value 100");
+    s.send("setoption name MultiPV value 1");
+    assert!(s.sync().is_empty());
+    s.send("setoption name Threads value 4");
+    let lines = s.sync();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string Threads 4 accepted")),
+        "{lines:?}"
+    );
+    s.send("ucinewgame");
+    s.send("debug on");
+    s.send("register later");
+    assert!(s.sync().is_empty());
+    // With a 1 MB table the engine still proves mates exactly.
+    s.send(&format!("position fen {MATED4}"));
+    s.send("go mate 6");
+    let lines = s.until_bestmove(LONG);
+    assert_eq!(field(mate_info(&lines), "mate"), Some("-4"));
+}
+
+#[test]
+fn quit_mid_search_exits_promptly() {
+    let mut s = Session::start();
+    s.send("position startpos");
+    s.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    s.send("quit");
+    assert!(
+        s.exited_within(Duration::from_secs(5)),
+        "engine still running after quit"
+    );
+}
+
+#[test]
+fn end_of_input_finishes_a_finite_search() {
+    let mut s = Session::start();
+    s.send(&format!("position fen {MATE2}"));
+    s.send("go mate 2");
+    assert!(s.close_and_wait(LONG));
+}
+
+#[test]
+fn ponder_then_ponderhit_plays_on_the_clock() {
+    let mut s = Session::start();
+    s.send("position startpos moves e2e4");
+    s.send("go ponder wtime 1000 btime 1000");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        s.sync().iter().all(|l| !l.starts_with("bestmove")),
+        "pondering must wait"
+    );
+    s.send("ponderhit");
+    let lines = s.until_bestmove(Duration::from_secs(5));
+    let best = lines
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let p = replay(
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        &[best],
+    );
+    assert_eq!(p.turn(), shakmaty::Color::White);
+    let _ = pos;
+}
