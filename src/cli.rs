@@ -41,6 +41,12 @@ pub enum Command {
     },
     /// Run EPD mate suites with verification and a summary.
     Epd(EpdArgs),
+    /// Search fixed positions to a fixed node limit; print "<nodes> nodes <nps> nps".
+    Bench {
+        /// Node limit per position.
+        #[arg(long, default_value_t = pnmate::bench::DEFAULT_NODES)]
+        nodes: u64,
+    },
 }
 
 fn fail(msg: &str) -> i32 {
@@ -58,14 +64,7 @@ pub fn seconds(s: Option<f64>) -> Result<Option<Duration>, String> {
 }
 
 /// Runs `solve`; returns the exit status.
-pub fn run_solve(
-    fen: &str,
-    mate: Option<u32>,
-    time: Option<f64>,
-    nodes: Option<u64>,
-    hash: usize,
-    json: bool,
-) -> i32 {
+pub fn run_solve(fen: &str, mate: Option<u32>, time: Option<f64>, nodes: Option<u64>, hash: usize, json: bool) -> i32 {
     let pos = match parse_fen(fen) {
         Ok(p) => p,
         Err(e) => return fail(&e.to_string()),
@@ -82,13 +81,7 @@ pub fn run_solve(
         if json {
             return;
         }
-        if let Event::Mate {
-            moves,
-            exact,
-            pv,
-            stats,
-        } = e
-        {
+        if let Event::Mate { moves, exact, pv, stats } = e {
             eprintln!(
                 "  mate {moves}{} after {} nodes, {} ms: {}",
                 if exact { " (shortest)" } else { "" },
@@ -98,17 +91,8 @@ pub fn run_solve(
             );
         }
     };
-    let params = Params {
-        mate,
-        ..Params::default()
-    };
-    let (outcome, stats) = solve(
-        &pos,
-        params,
-        SolveLimits { nodes, time },
-        &mut tt,
-        &mut on_event,
-    );
+    let params = Params { mate, ..Params::default() };
+    let (outcome, stats) = solve(&pos, params, SolveLimits { nodes, time }, &mut tt, &mut on_event);
     let (result, moves) = match &outcome {
         Outcome::Mate { moves, .. } => ("mate", *moves as i64),
         Outcome::Mated { moves, .. } => ("mated", -(*moves as i64)),
@@ -133,24 +117,10 @@ pub fn run_solve(
     } else {
         let verdict = match &outcome {
             Outcome::Mate { moves, exact, .. } => {
-                format!(
-                    "mate in {moves}{}",
-                    if *exact {
-                        " (proven shortest)"
-                    } else {
-                        " (shorter not excluded)"
-                    }
-                )
+                format!("mate in {moves}{}", if *exact { " (proven shortest)" } else { " (shorter not excluded)" })
             }
             Outcome::Mated { moves, exact, .. } => {
-                format!(
-                    "mated in {moves}{}",
-                    if *exact {
-                        " (proven longest defence)"
-                    } else {
-                        ""
-                    }
-                )
+                format!("mated in {moves}{}", if *exact { " (proven longest defence)" } else { "" })
             }
             Outcome::NoMate { moves } => format!("no mate within {moves} (proven)"),
             Outcome::Unknown => "unknown (limit reached before a proof)".to_string(),
@@ -219,9 +189,7 @@ pub fn parse_mate_mode(s: Option<&str>) -> Result<MateMode, String> {
         Some("bm") => Ok(MateMode::Bm),
         Some(n) => match n.parse::<u32>() {
             Ok(n) if (1..=pnmate::search::MAX_MATE_MOVES).contains(&n) => Ok(MateMode::Fixed(n)),
-            _ => Err(format!(
-                "bad --mate '{n}': want 'bm' or a number of moves 1..1000"
-            )),
+            _ => Err(format!("bad --mate '{n}': want 'bm' or a number of moves 1..1000")),
         },
     }
 }
@@ -245,14 +213,11 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     use pnmate::suite::{RunSettings, Summary, run};
     use std::io::IsTerminal;
 
-    let (mode, shard, time) = match (
-        parse_mate_mode(args.mate.as_deref()),
-        parse_shard(args.shard.as_deref()),
-        seconds(args.time),
-    ) {
-        (Ok(m), Ok(s), Ok(t)) => (m, s, t),
-        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return fail(&e),
-    };
+    let (mode, shard, time) =
+        match (parse_mate_mode(args.mate.as_deref()), parse_shard(args.shard.as_deref()), seconds(args.time)) {
+            (Ok(m), Ok(s), Ok(t)) => (m, s, t),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return fail(&e),
+        };
     if args.hash == 0 || args.hash > 65536 {
         return fail("--hash must be in 1..65536");
     }
@@ -276,18 +241,8 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     if let Some((i, n)) = shard {
         entries = entries.into_iter().skip(i).step_by(n).collect();
     }
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
-    let settings = RunSettings {
-        limits: SolveLimits {
-            nodes: args.nodes,
-            time,
-        },
-        hash: args.hash,
-        jobs,
-    };
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let settings = RunSettings { limits: SolveLimits { nodes: args.nodes, time }, hash: args.hash, jobs };
     let bound_of = move |e: &pnmate::epd::EpdEntry| match mode {
         MateMode::Open => None,
         MateMode::Bm => e.bm.map(|b| b.unsigned_abs()),
@@ -297,10 +252,8 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     let bar = ProgressBar::new(entries.len() as u64);
     if std::io::stderr().is_terminal() {
         bar.set_style(
-            ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} {msg} [{elapsed_precise} eta {eta}]",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} [{elapsed_precise} eta {eta}]")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
     } else {
         bar.set_draw_target(ProgressDrawTarget::hidden());
@@ -336,36 +289,19 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     println!("positions  {}", t.positions);
     println!("found      {}", t.found);
     println!("best       {}   (= suite's mate length)", t.best);
-    println!(
-        "better     {}   (shorter than the suite's, verified)",
-        t.better
-    );
-    println!(
-        "no mate    {}   (proven, consistent with the suite)",
-        t.no_mate
-    );
+    println!("better     {}   (shorter than the suite's, verified)", t.better);
+    println!("no mate    {}   (proven, consistent with the suite)", t.no_mate);
     println!("unknown    {}", t.unknown);
     println!("wrong      {}", t.wrong);
     println!("bad line   {}", t.bad_line);
-    println!(
-        "time       {:.1} s wall, {:.1} s summed over {} jobs",
-        wall.as_secs_f64(),
-        t.time.as_secs_f64(),
-        jobs
-    );
+    println!("time       {:.1} s wall, {:.1} s summed over {} jobs", wall.as_secs_f64(), t.time.as_secs_f64(), jobs);
     println!("nodes      {}   ({} nps per job)", t.nodes, nps);
     println!();
-    println!(
-        "{:<9} {:>9} {:>7} {:>7}",
-        "suite", "positions", "found", "best"
-    );
+    println!("{:<9} {:>9} {:>7} {:>7}", "suite", "positions", "found", "best");
     for (i, &(_, _, name)) in LENGTH_BANDS.iter().enumerate() {
         let b = &s.bands[i];
         if b.positions > 0 {
-            println!(
-                "{:<9} {:>9} {:>7} {:>7}",
-                name, b.positions, b.found, b.best
-            );
+            println!("{:<9} {:>9} {:>7} {:>7}", name, b.positions, b.found, b.best);
         }
     }
 
@@ -384,10 +320,7 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
                 })
             })
             .collect();
-        if let Err(e) = std::fs::write(
-            path,
-            serde_json::to_string_pretty(&rows).unwrap_or_default(),
-        ) {
+        if let Err(e) = std::fs::write(path, serde_json::to_string_pretty(&rows).unwrap_or_default()) {
             return fail(&format!("{}: {e}", path.display()));
         }
     }
@@ -395,11 +328,7 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
         let mut text = String::new();
         for r in &results {
             if let Some(m) = r.outcome.signed_moves().filter(|_| r.judgement.is_found()) {
-                text.push_str(&format!(
-                    "{} bm #{m}; PV: {};\n",
-                    r.entry.fen,
-                    uci_line(r.outcome.pv())
-                ));
+                text.push_str(&format!("{} bm #{m}; PV: {};\n", r.entry.fen, uci_line(r.outcome.pv())));
             }
         }
         if let Err(e) = std::fs::write(path, text) {

@@ -61,11 +61,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            hash_mb: 64,
-            threads: 1,
-            move_overhead: Duration::from_millis(30),
-        }
+        Options { hash_mb: 64, threads: 1, move_overhead: Duration::from_millis(30) }
     }
 }
 
@@ -152,23 +148,13 @@ impl Engine {
 
     /// Sets an option by its UCI name (case-insensitive). Returns a note for the user
     /// when the value is accepted with a remark.
-    pub fn set_option(
-        &mut self,
-        name: &str,
-        value: Option<&str>,
-    ) -> Result<Option<String>, UciError> {
-        let bad = |reason: String| UciError::BadArguments {
-            command: "setoption".into(),
-            reason,
-        };
+    pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<Option<String>, UciError> {
+        let bad = |reason: String| UciError::BadArguments { command: "setoption".into(), reason };
         let number = |range: (usize, usize)| -> Result<usize, UciError> {
             let v = value.ok_or_else(|| bad(format!("option '{name}' needs a value")))?;
             match v.trim().parse::<usize>() {
                 Ok(n) if (range.0..=range.1).contains(&n) => Ok(n),
-                _ => Err(bad(format!(
-                    "value '{v}' of '{name}' is not a number in {}..{}",
-                    range.0, range.1
-                ))),
+                _ => Err(bad(format!("value '{v}' of '{name}' is not a number in {}..{}", range.0, range.1))),
             }
         };
         match name.trim().to_ascii_lowercase().as_str() {
@@ -183,8 +169,7 @@ impl Engine {
             "threads" => {
                 let n = number(THREADS_RANGE)?;
                 self.options.threads = n;
-                Ok((n > 1)
-                    .then(|| format!("Threads {n} accepted; the prover searches on 1 thread")))
+                Ok((n > 1).then(|| format!("Threads {n} accepted; the prover searches on 1 thread")))
             }
             "move overhead" => {
                 self.options.move_overhead = Duration::from_millis(number(OVERHEAD_RANGE)? as u64);
@@ -227,25 +212,16 @@ impl Engine {
         }
         let sink = Arc::clone(&job.sink);
         let limits_open_ended = job.limits.infinite || job.limits.ponder;
-        let handle = std::thread::Builder::new()
-            .name("pnmate-search".into())
-            .stack_size(SEARCH_STACK)
-            .spawn(move || job.run());
+        let handle =
+            std::thread::Builder::new().name("pnmate-search".into()).stack_size(SEARCH_STACK).spawn(move || job.run());
         match handle {
             Ok(handle) => {
                 let open_ended = limits_open_ended;
-                self.running = Some(Running {
-                    open_ended,
-                    control,
-                    ponder,
-                    handle,
-                })
+                self.running = Some(Running { open_ended, control, ponder, handle })
             }
             Err(e) => {
                 // No thread to search on: answer at once so the GUI is not left waiting.
-                sink(EngineEvent::Note(format!(
-                    "error: cannot start the search thread: {e}"
-                )));
+                sink(EngineEvent::Note(format!("error: cannot start the search thread: {e}")));
                 let best = choose_move(&self.pos, &[], Duration::from_millis(5), 2);
                 sink(EngineEvent::BestMove { best, ponder: None });
             }
@@ -286,9 +262,7 @@ impl Engine {
 
     /// True while a search thread is alive.
     pub fn is_searching(&self) -> bool {
-        self.running
-            .as_ref()
-            .is_some_and(|r| !r.handle.is_finished())
+        self.running.as_ref().is_some_and(|r| !r.handle.is_finished())
     }
 }
 
@@ -306,48 +280,30 @@ struct Job {
 
 impl Job {
     fn pondering(&self) -> bool {
-        self.ponder
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_some()
+        self.ponder.lock().unwrap_or_else(|e| e.into_inner()).is_some()
     }
 
     fn run(self) {
         let started = Instant::now();
         let root_moves = self.pos.legal_moves();
         if root_moves.is_empty() {
-            (self.sink)(EngineEvent::RootTerminal {
-                checkmated: self.pos.is_check(),
-            });
+            (self.sink)(EngineEvent::RootTerminal { checkmated: self.pos.is_check() });
             self.wait_if_required();
-            (self.sink)(EngineEvent::BestMove {
-                best: None,
-                ponder: None,
-            });
+            (self.sink)(EngineEvent::BestMove { best: None, ponder: None });
             return;
         }
         let mut allowed = Vec::new();
         for text in &self.limits.searchmoves {
-            match text
-                .parse::<shakmaty::uci::UciMove>()
-                .ok()
-                .and_then(|u| u.to_move(&self.pos).ok())
-            {
+            match text.parse::<shakmaty::uci::UciMove>().ok().and_then(|u| u.to_move(&self.pos).ok()) {
                 Some(m) => allowed.push(m),
-                None => (self.sink)(EngineEvent::Note(format!(
-                    "error: searchmoves: '{text}' is not legal here; ignored"
-                ))),
+                None => {
+                    (self.sink)(EngineEvent::Note(format!("error: searchmoves: '{text}' is not legal here; ignored")))
+                }
             }
         }
         // The prover's share of the time: most of it; the fallback needs a little.
         let clock_game = self.limits.clock.is_some() && self.limits.movetime.is_none();
-        let prover_time = self.budget.map(|b| {
-            if clock_game {
-                b.mul_f64(0.7)
-            } else {
-                b.saturating_sub(b / 20)
-            }
-        });
+        let prover_time = self.budget.map(|b| if clock_game { b.mul_f64(0.7) } else { b.saturating_sub(b / 20) });
         if !self.limits.ponder {
             self.control.set_deadline(prover_time);
         }
@@ -366,15 +322,11 @@ impl Job {
         };
         self.wait_if_required();
         let (best, ponder) = match &outcome {
-            Outcome::Mate { pv, .. } | Outcome::Mated { pv, .. } if !pv.is_empty() => {
-                (Some(pv[0]), pv.get(1).copied())
-            }
+            Outcome::Mate { pv, .. } | Outcome::Mated { pv, .. } if !pv.is_empty() => (Some(pv[0]), pv.get(1).copied()),
             _ => {
                 let spent = started.elapsed();
                 let time = match self.budget {
-                    Some(b) if !self.control.stopped() => {
-                        b.saturating_sub(spent).max(FALLBACK_AFTER_STOP)
-                    }
+                    Some(b) if !self.control.stopped() => b.saturating_sub(spent).max(FALLBACK_AFTER_STOP),
                     _ => FALLBACK_AFTER_STOP,
                 };
                 (choose_move(&self.pos, &allowed, time, 64), None)

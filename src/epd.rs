@@ -39,16 +39,10 @@ pub fn parse_line(line: &str) -> Result<Option<EpdEntry>, EpdError> {
     }
     let mut n = 4;
     // Optional halfmove and fullmove counters.
-    if tokens.len() >= 6
-        && tokens[4].parse::<u32>().is_ok()
-        && tokens[5].trim_end_matches(';').parse::<u32>().is_ok()
-    {
+    if tokens.len() >= 6 && tokens[4].parse::<u32>().is_ok() && tokens[5].trim_end_matches(';').parse::<u32>().is_ok() {
         n = 6;
     }
-    let fen_tokens: Vec<&str> = tokens[..n]
-        .iter()
-        .map(|t| t.trim_end_matches(';'))
-        .collect();
+    let fen_tokens: Vec<&str> = tokens[..n].iter().map(|t| t.trim_end_matches(';')).collect();
     let fen = fen_tokens.join(" ");
     let pos = parse_fen(&fen)?;
     let rest = tokens[n..].join(" ");
@@ -59,10 +53,7 @@ pub fn parse_line(line: &str) -> Result<Option<EpdEntry>, EpdError> {
         let op = op.trim();
         if let Some(v) = op.strip_prefix("bm ") {
             let v = v.trim();
-            let value = v
-                .strip_prefix('#')
-                .and_then(|n| n.parse::<i32>().ok())
-                .filter(|&n| n != 0);
+            let value = v.strip_prefix('#').and_then(|n| n.parse::<i32>().ok()).filter(|&n| n != 0);
             match value {
                 Some(n) => bm = Some(n),
                 None => return Err(EpdError::BadBm(v.to_string())),
@@ -73,13 +64,7 @@ pub fn parse_line(line: &str) -> Result<Option<EpdEntry>, EpdError> {
             pv = Some(v.trim().to_string());
         }
     }
-    Ok(Some(EpdEntry {
-        pos,
-        fen,
-        bm,
-        id,
-        pv,
-    }))
+    Ok(Some(EpdEntry { pos, fen, bm, id, pv }))
 }
 
 /// How a result compares with the suite.
@@ -134,20 +119,13 @@ pub fn judge(entry: &EpdEntry, outcome: &Outcome) -> Judgement {
 }
 
 /// The by-length rows of the summary table.
-pub const LENGTH_BANDS: [(u32, u32, &str); 4] = [
-    (1, 5, "#1-#5"),
-    (6, 10, "#6-#10"),
-    (11, 20, "#11-#20"),
-    (21, u32::MAX, "#21+"),
-];
+pub const LENGTH_BANDS: [(u32, u32, &str); 4] =
+    [(1, 5, "#1-#5"), (6, 10, "#6-#10"), (11, 20, "#11-#20"), (21, u32::MAX, "#21+")];
 
 /// Index of the band a suite mate length falls in.
 pub fn band(bm: i32) -> usize {
     let n = bm.unsigned_abs();
-    LENGTH_BANDS
-        .iter()
-        .position(|&(lo, hi, _)| (lo..=hi).contains(&n))
-        .unwrap_or(LENGTH_BANDS.len() - 1)
+    LENGTH_BANDS.iter().position(|&(lo, hi, _)| (lo..=hi).contains(&n)).unwrap_or(LENGTH_BANDS.len() - 1)
 }
 
 #[cfg(test)]
@@ -156,23 +134,17 @@ mod tests {
 
     #[test]
     fn parses_format_variants() {
-        let e = parse_line("5K2/8/2qk4/2nPp3/3r4/6B1/B7/3R4 w - e6 bm #1; ep; 00:00;")
-            .unwrap()
-            .unwrap();
+        let e = parse_line("5K2/8/2qk4/2nPp3/3r4/6B1/B7/3R4 w - e6 bm #1; ep; 00:00;").unwrap().unwrap();
         assert_eq!(e.bm, Some(1));
         assert_eq!(e.fen, "5K2/8/2qk4/2nPp3/3r4/6B1/B7/3R4 w - e6");
-        let e = parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - 3 40 bm #-4; PV: g7h6 e6f5; id \"krk 7\";")
-            .unwrap()
-            .unwrap();
+        let e = parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - 3 40 bm #-4; PV: g7h6 e6f5; id \"krk 7\";").unwrap().unwrap();
         assert_eq!(e.bm, Some(-4));
         assert_eq!(e.pv.as_deref(), Some("g7h6 e6f5"));
         assert_eq!(e.id.as_deref(), Some("krk 7"));
         assert_eq!(e.fen, "8/6k1/4K3/8/8/8/8/6R1 b - - 3 40");
         let e = parse_line("8/6k1/4K3/8/8/8/8/6R1 b - -").unwrap().unwrap();
         assert_eq!(e.bm, None);
-        let e = parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - id \"x\"; bm #-4;")
-            .unwrap()
-            .unwrap();
+        let e = parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - id \"x\"; bm #-4;").unwrap().unwrap();
         assert_eq!(e.bm, Some(-4));
         assert!(parse_line("").unwrap().is_none());
         assert!(parse_line("   # comment").unwrap().is_none());
@@ -181,54 +153,26 @@ mod tests {
     #[test]
     fn rejects_malformed_lines() {
         assert_eq!(parse_line("hello").unwrap_err(), EpdError::NoFen);
-        assert!(matches!(
-            parse_line("8/8/8/8/8/8/8/8 w - - bm #1;"),
-            Err(EpdError::Setup(_))
-        ));
-        assert!(matches!(
-            parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - bm #x;"),
-            Err(EpdError::BadBm(_))
-        ));
-        assert!(matches!(
-            parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - bm #0;"),
-            Err(EpdError::BadBm(_))
-        ));
-        assert!(matches!(
-            parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - bm 4;"),
-            Err(EpdError::BadBm(_))
-        ));
+        assert!(matches!(parse_line("8/8/8/8/8/8/8/8 w - - bm #1;"), Err(EpdError::Setup(_))));
+        assert!(matches!(parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - bm #x;"), Err(EpdError::BadBm(_))));
+        assert!(matches!(parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - bm #0;"), Err(EpdError::BadBm(_))));
+        assert!(matches!(parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - bm 4;"), Err(EpdError::BadBm(_))));
     }
 
     #[test]
     fn judges_claims() {
-        let e = parse_line("6k1/5ppp/8/8/8/8/8/R5K1 w - - bm #1;")
-            .unwrap()
-            .unwrap();
-        let m = shakmaty::uci::UciMove::from_ascii(b"a1a8")
-            .unwrap()
-            .to_move(&e.pos)
-            .unwrap();
-        let bad = shakmaty::uci::UciMove::from_ascii(b"a1a7")
-            .unwrap()
-            .to_move(&e.pos)
-            .unwrap();
-        let mate = |pv| Outcome::Mate {
-            moves: 1,
-            exact: true,
-            pv,
-        };
+        let e = parse_line("6k1/5ppp/8/8/8/8/8/R5K1 w - - bm #1;").unwrap().unwrap();
+        let m = shakmaty::uci::UciMove::from_ascii(b"a1a8").unwrap().to_move(&e.pos).unwrap();
+        let bad = shakmaty::uci::UciMove::from_ascii(b"a1a7").unwrap().to_move(&e.pos).unwrap();
+        let mate = |pv| Outcome::Mate { moves: 1, exact: true, pv };
         assert_eq!(judge(&e, &mate(vec![m])), Judgement::Best);
         assert_eq!(judge(&e, &mate(vec![bad])), Judgement::BadLine);
         assert_eq!(judge(&e, &Outcome::NoMate { moves: 1 }), Judgement::Wrong);
         assert_eq!(judge(&e, &Outcome::Unknown), Judgement::Unknown);
-        let e2 = parse_line("6k1/5ppp/8/8/8/8/8/R5K1 w - - bm #3;")
-            .unwrap()
-            .unwrap();
+        let e2 = parse_line("6k1/5ppp/8/8/8/8/8/R5K1 w - - bm #3;").unwrap().unwrap();
         assert_eq!(judge(&e2, &mate(vec![m])), Judgement::Better);
         assert_eq!(judge(&e2, &Outcome::NoMate { moves: 2 }), Judgement::NoMate);
-        let e3 = parse_line("6k1/5ppp/8/8/8/8/8/R5K1 w - - bm #-1;")
-            .unwrap()
-            .unwrap();
+        let e3 = parse_line("6k1/5ppp/8/8/8/8/8/R5K1 w - - bm #-1;").unwrap().unwrap();
         assert_eq!(judge(&e3, &mate(vec![m])), Judgement::Wrong);
     }
 

@@ -55,13 +55,8 @@ impl Fallback {
             return stand;
         }
         alpha = alpha.max(stand);
-        let mut captures: Vec<Move> = moves
-            .into_iter()
-            .filter(|m| m.is_capture() || m.is_promotion())
-            .collect();
-        captures.sort_by_key(|m| {
-            -(m.capture().map_or(0, piece_value) * 10 - piece_value(m.role()) / 10)
-        });
+        let mut captures: Vec<Move> = moves.into_iter().filter(|m| m.is_capture() || m.is_promotion()).collect();
+        captures.sort_by_key(|m| -(m.capture().map_or(0, piece_value) * 10 - piece_value(m.role()) / 10));
         for m in captures {
             let mut after = pos.clone();
             after.play_unchecked(m);
@@ -85,9 +80,7 @@ impl Fallback {
         if pos.halfmoves() >= 100 || self.time_up() {
             return 0;
         }
-        moves.sort_by_key(|m| {
-            -(m.capture().map_or(0, piece_value) + m.promotion().map_or(0, piece_value))
-        });
+        moves.sort_by_key(|m| -(m.capture().map_or(0, piece_value) + m.promotion().map_or(0, piece_value)));
         let mut best = -MATE - 1;
         for m in moves {
             let mut after = pos.clone();
@@ -110,19 +103,12 @@ impl Fallback {
 /// depth-1 pass, so the result is always a considered legal move). `allowed`, when not
 /// empty, restricts the root moves. None only when there is no legal (allowed) move.
 pub fn choose_move(pos: &Chess, allowed: &[Move], time: Duration, max_depth: u32) -> Option<Move> {
-    let mut root: Vec<Move> = pos
-        .legal_moves()
-        .into_iter()
-        .filter(|m| allowed.is_empty() || allowed.contains(m))
-        .collect();
+    let mut root: Vec<Move> =
+        pos.legal_moves().into_iter().filter(|m| allowed.is_empty() || allowed.contains(m)).collect();
     if root.is_empty() {
         return None;
     }
-    let mut f = Fallback {
-        deadline: Instant::now() + time,
-        nodes: 0,
-        out_of_time: false,
-    };
+    let mut f = Fallback { deadline: Instant::now() + time, nodes: 0, out_of_time: false };
     let mut best = root[0];
     for depth in 1..=max_depth.max(1) {
         let mut alpha = -MATE - 1;
@@ -166,15 +152,8 @@ mod tests {
         let pos = parse_fen("4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1").unwrap();
         let m = choose_move(&pos, &[], Duration::from_millis(200), 4).unwrap();
         assert_eq!(uci(m), "d1d5");
-        let only: Vec<Move> = pos
-            .legal_moves()
-            .into_iter()
-            .filter(|m| uci(*m) == "e1f2")
-            .collect();
-        assert_eq!(
-            uci(choose_move(&pos, &only, Duration::from_millis(50), 4).unwrap()),
-            "e1f2"
-        );
+        let only: Vec<Move> = pos.legal_moves().into_iter().filter(|m| uci(*m) == "e1f2").collect();
+        assert_eq!(uci(choose_move(&pos, &only, Duration::from_millis(50), 4).unwrap()), "e1f2");
     }
 
     #[test]

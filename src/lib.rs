@@ -5,6 +5,7 @@
 //! legal moves, and returns complete forced lines that are replayed before they are
 //! reported. The binary wraps it as a UCI engine and a command-line tool.
 
+pub mod bench;
 pub mod engine;
 pub mod epd;
 pub mod error;

@@ -44,9 +44,7 @@ pub struct Limits {
 impl Limits {
     /// The mate bound in moves the prover gets: `mate`, else `depth`, else none.
     pub fn mate_bound(&self) -> Option<u32> {
-        self.mate
-            .or(self.depth)
-            .map(|n| n.clamp(1, u64::from(crate::search::MAX_MATE_MOVES)) as u32)
+        self.mate.or(self.depth).map(|n| n.clamp(1, u64::from(crate::search::MAX_MATE_MOVES)) as u32)
     }
 
     /// How long this move may take, for the side `turn`, keeping `overhead` in reserve
@@ -64,12 +62,7 @@ impl Limits {
             let usable = left.saturating_sub(overhead);
             let moves = c.movestogo.unwrap_or(25).clamp(1, 50) as u32;
             let share = usable / moves + inc.mul_f64(0.75);
-            Some(
-                share
-                    .min(usable / 3)
-                    .max(Duration::from_millis(1))
-                    .min(usable.max(Duration::from_millis(1))),
-            )
+            Some(share.min(usable / 3).max(Duration::from_millis(1)).min(usable.max(Duration::from_millis(1))))
         });
         let from_movetime = self.movetime.map(|t| t.saturating_sub(overhead.min(t / 2)));
         match (from_clock, from_movetime) {
@@ -100,34 +93,18 @@ mod tests {
         assert!(w <= ms(950 / 3) && w >= ms(1), "{w:?}");
         let b = l.time_budget(Color::Black, ms(50)).unwrap();
         assert!(b > ms(2000) && b < ms(20_000), "{b:?}");
-        let tiny = Limits {
-            clock: Some(Clock {
-                wtime: Some(ms(10)),
-                ..Clock::default()
-            }),
-            ..Limits::default()
-        };
+        let tiny = Limits { clock: Some(Clock { wtime: Some(ms(10)), ..Clock::default() }), ..Limits::default() };
         assert_eq!(tiny.time_budget(Color::White, ms(50)), Some(ms(1)));
         assert_eq!(Limits::default().time_budget(Color::White, ms(50)), None);
-        let mt = Limits {
-            movetime: Some(ms(1000)),
-            ..Limits::default()
-        };
+        let mt = Limits { movetime: Some(ms(1000)), ..Limits::default() };
         assert_eq!(mt.time_budget(Color::White, ms(50)), Some(ms(950)));
     }
 
     #[test]
     fn mate_bound_prefers_mate_over_depth() {
-        let l = Limits {
-            mate: Some(3),
-            depth: Some(9),
-            ..Limits::default()
-        };
+        let l = Limits { mate: Some(3), depth: Some(9), ..Limits::default() };
         assert_eq!(l.mate_bound(), Some(3));
-        let l = Limits {
-            depth: Some(100_000),
-            ..Limits::default()
-        };
+        let l = Limits { depth: Some(100_000), ..Limits::default() };
         assert_eq!(l.mate_bound(), Some(crate::search::MAX_MATE_MOVES));
     }
 }

@@ -1,9 +1,7 @@
 //! Setting up positions from text: FENs (6-field, or EPD-style 4-field), X-FEN and
 //! Shredder castling letters, and UCI move lists.
 
-use shakmaty::{
-    CastlingMode, Chess, EnPassantMode, Position, fen::Fen, uci::UciMove, zobrist::Zobrist64,
-};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, fen::Fen, uci::UciMove, zobrist::Zobrist64};
 
 use crate::error::SetupError;
 
@@ -16,20 +14,11 @@ pub fn parse_fen(text: &str) -> Result<Chess, SetupError> {
     let text = text.trim();
     let fields: Vec<&str> = text.split_whitespace().collect();
     if !(2..=6).contains(&fields.len()) {
-        return Err(SetupError::Fen {
-            fen: text.to_string(),
-            reason: format!("{} fields, want 4 to 6", fields.len()),
-        });
+        return Err(SetupError::Fen { fen: text.to_string(), reason: format!("{} fields, want 4 to 6", fields.len()) });
     }
-    let fen: Fen = text.parse().map_err(|e| SetupError::Fen {
-        fen: text.to_string(),
-        reason: format!("{e}"),
-    })?;
+    let fen: Fen = text.parse().map_err(|e| SetupError::Fen { fen: text.to_string(), reason: format!("{e}") })?;
     fen.into_position(CastlingMode::Standard)
-        .map_err(|e| SetupError::Illegal {
-            fen: text.to_string(),
-            reason: format!("{e}"),
-        })
+        .map_err(|e| SetupError::Illegal { fen: text.to_string(), reason: format!("{e}") })
 }
 
 /// Plays UCI moves (e.g. `e2e4 e7e5`) from `pos`; fails on the first illegal move.
@@ -41,10 +30,7 @@ pub fn play_moves<'a>(
 ) -> Result<(Chess, Vec<u64>), SetupError> {
     let mut history = Vec::new();
     for (i, text) in moves.into_iter().enumerate() {
-        let bad = || SetupError::Move {
-            uci: text.to_string(),
-            index: i + 1,
-        };
+        let bad = || SetupError::Move { uci: text.to_string(), index: i + 1 };
         let uci: UciMove = text.parse().map_err(|_| bad())?;
         let m = uci.to_move(&pos).map_err(|_| bad())?;
         history.push(pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
@@ -92,10 +78,7 @@ mod tests {
 
     #[test]
     fn accepts_four_field_and_shredder_fens() {
-        assert!(
-            parse_fen("8/8/8/8/8/8/8/Kk6 w - -").is_err(),
-            "adjacent kings"
-        );
+        assert!(parse_fen("8/8/8/8/8/8/8/Kk6 w - -").is_err(), "adjacent kings");
         let p = parse_fen("r3k2r/8/8/8/8/8/8/R3K2R w HAha - 0 1").unwrap();
         assert_eq!(to_fen(&p), "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
         let p = parse_fen("4k3/8/8/8/8/8/8/4K2R w K -").unwrap();
@@ -121,16 +104,10 @@ mod tests {
     fn plays_moves_and_rejects_illegal_ones() {
         let (p, h) = play_moves(Chess::default(), ["e2e4", "e7e5", "e1e2"]).unwrap();
         assert_eq!(h.len(), 3);
-        assert_eq!(
-            to_fen(&p),
-            "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPPKPPP/RNBQ1BNR b kq - 1 2"
-        );
+        assert_eq!(to_fen(&p), "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPPKPPP/RNBQ1BNR b kq - 1 2");
         assert_eq!(
             play_moves(Chess::default(), ["e2e4", "e2e4"]).unwrap_err(),
-            SetupError::Move {
-                uci: "e2e4".into(),
-                index: 2
-            }
+            SetupError::Move { uci: "e2e4".into(), index: 2 }
         );
         assert!(play_moves(Chess::default(), ["zz"]).is_err());
     }

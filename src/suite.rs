@@ -56,14 +56,10 @@ pub fn run(
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(entry) = entries.get(i) else { break };
-                    let params = Params {
-                        mate: bound_of(entry),
-                        ..Params::default()
-                    };
+                    let params = Params { mate: bound_of(entry), ..Params::default() };
                     tt.clear(); // independent positions: results do not depend on scheduling
                     let started = Instant::now();
-                    let (outcome, stats) =
-                        solve(&entry.pos, params, settings.limits, &mut tt, &mut |_| {});
+                    let (outcome, stats) = solve(&entry.pos, params, settings.limits, &mut tt, &mut |_| {});
                     let judgement = judge(entry, &outcome);
                     let r = PositionResult {
                         index: i,
@@ -79,12 +75,7 @@ pub fn run(
             });
         }
     });
-    results
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .into_iter()
-        .flatten()
-        .collect()
+    results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect()
 }
 
 /// Counts for one summary row.

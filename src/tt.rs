@@ -67,10 +67,7 @@ impl Entry {
 
     /// A fresh entry for `key` with no verdict.
     pub fn new(key: u64) -> Entry {
-        Entry {
-            key,
-            ..Entry::EMPTY
-        }
+        Entry { key, ..Entry::EMPTY }
     }
 
     /// True when a proof or a disproof is recorded.
@@ -120,10 +117,7 @@ pub struct Table {
 impl Table {
     /// A table of about `mb` megabytes (at least one bucket).
     pub fn new(mb: usize) -> Table {
-        let mut t = Table {
-            buckets: Vec::new(),
-            generation: 1,
-        };
+        let mut t = Table { buckets: Vec::new(), generation: 1 };
         t.resize(mb);
         t
     }
@@ -134,10 +128,7 @@ impl Table {
         let n = (bytes / std::mem::size_of::<Bucket>()).max(1);
         self.buckets = Vec::new();
         let mut buckets = Vec::with_capacity(n);
-        advise_huge_pages(
-            buckets.as_mut_ptr() as *mut u8,
-            n * std::mem::size_of::<Bucket>(),
-        );
+        advise_huge_pages(buckets.as_mut_ptr() as *mut u8, n * std::mem::size_of::<Bucket>());
         buckets.resize(n, Bucket([Entry::EMPTY; BUCKET]));
         self.buckets = buckets;
         self.generation = 1;
@@ -152,11 +143,7 @@ impl Table {
     /// Starts a new search: older entries become preferred victims (their verdicts stay
     /// valid and usable).
     pub fn new_search(&mut self) {
-        self.generation = if self.generation == u8::MAX {
-            1
-        } else {
-            self.generation + 1
-        };
+        self.generation = if self.generation == u8::MAX { 1 } else { self.generation + 1 };
     }
 
     /// Number of entries the table holds.
@@ -192,21 +179,14 @@ impl Table {
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Entry> {
         let b = self.bucket(key);
-        self.buckets[b]
-            .0
-            .iter()
-            .find(|e| e.key == key && !e.is_empty())
-            .copied()
+        self.buckets[b].0.iter().find(|e| e.key == key && !e.is_empty()).copied()
     }
 
     /// Records what a search learnt about `key`.
     ///
     /// `proof`/`disproof` tighten what is stored (min / max); `pn`, `dn` and `bound`
     /// replace the working numbers; `work` is added.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "one flat record, written in one place"
-    )]
+    #[expect(clippy::too_many_arguments, reason = "one flat record, written in one place")]
     pub fn store(
         &mut self,
         key: u64,
@@ -224,9 +204,7 @@ impl Table {
         let slot = match bucket.iter().position(|e| e.key == key && !e.is_empty()) {
             Some(i) => i,
             None => {
-                let victim = (0..BUCKET)
-                    .min_by_key(|&i| Self::keep_value(&bucket[i], generation))
-                    .unwrap_or(0);
+                let victim = (0..BUCKET).min_by_key(|&i| Self::keep_value(&bucket[i], generation)).unwrap_or(0);
                 bucket[victim] = Entry::new(key);
                 victim
             }
@@ -303,10 +281,7 @@ mod tests {
         t.store(2, 3, 5, 5, NO_PROOF, -1, 1000, 0); // heavy
         t.store(3, 3, 5, 5, NO_PROOF, -1, 2, 0); // replaces the heavy one? no: the least valued
         assert!(t.probe(1).is_some(), "solved entries are protected");
-        assert!(
-            t.probe(2).is_none(),
-            "an unsolved entry goes before a solved one"
-        );
+        assert!(t.probe(2).is_none(), "an unsolved entry goes before a solved one");
         assert!(t.probe(3).is_some());
         t.store(4, 3, 5, 5, NO_PROOF, -1, 1, 0);
         assert!(t.probe(3).is_none() && t.probe(4).is_some());
@@ -317,10 +292,7 @@ mod tests {
         t.new_search();
         t.store(7, 3, 5, 5, NO_PROOF, -1, 1, 0);
         t.store(8, 3, 5, 5, NO_PROOF, -1, 1, 0);
-        assert!(
-            t.probe(1).is_none(),
-            "an old generation's entry goes first, even solved"
-        );
+        assert!(t.probe(1).is_none(), "an old generation's entry goes first, even solved");
     }
 
     #[test]
@@ -328,16 +300,7 @@ mod tests {
         let mut t = Table::new(1);
         assert_eq!(t.hashfull(), 0);
         for k in 0..100_000u64 {
-            t.store(
-                k.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
-                1,
-                1,
-                1,
-                NO_PROOF,
-                -1,
-                1,
-                0,
-            );
+            t.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1, 1, 1, 1, NO_PROOF, -1, 1, 0);
         }
         assert!(t.hashfull() > 0);
         t.new_search();

@@ -74,12 +74,9 @@ pub fn parse_command(raw: &str) -> Result<Command, UciError> {
     match head {
         "position" => parse_position(&tokens[1..]),
         "go" => parse_go(&tokens[1..]),
-        "uci" | "isready" | "ucinewgame" | "stop" | "ponderhit" | "quit" | "debug" | "register"
-        | "setoption" => {
-            let msg = vampirc_one(&tokens.join(" ")).ok_or_else(|| UciError::BadArguments {
-                command: head.into(),
-                reason: "malformed".into(),
-            })?;
+        "uci" | "isready" | "ucinewgame" | "stop" | "ponderhit" | "quit" | "debug" | "register" | "setoption" => {
+            let msg = vampirc_one(&tokens.join(" "))
+                .ok_or_else(|| UciError::BadArguments { command: head.into(), reason: "malformed".into() })?;
             match msg {
                 UciMessage::Uci => Ok(Command::Uci),
                 UciMessage::IsReady => Ok(Command::IsReady),
@@ -99,9 +96,7 @@ pub fn parse_command(raw: &str) -> Result<Command, UciError> {
 
 /// vampirc's strict parser on one normalised line, panic-proof; exactly one message.
 fn vampirc_one(line: &str) -> Option<UciMessage> {
-    let parsed = catch_unwind(AssertUnwindSafe(|| parse_strict(line)))
-        .ok()?
-        .ok()?;
+    let parsed = catch_unwind(AssertUnwindSafe(|| parse_strict(line))).ok()?.ok()?;
     match parsed.as_slice() {
         [one] => Some(one.clone()),
         _ => None,
@@ -109,34 +104,20 @@ fn vampirc_one(line: &str) -> Option<UciMessage> {
 }
 
 fn parse_position(args: &[&str]) -> Result<Command, UciError> {
-    let bad = |reason: &str| UciError::BadArguments {
-        command: "position".into(),
-        reason: reason.into(),
-    };
-    let split = args
-        .iter()
-        .position(|&t| t == "moves")
-        .unwrap_or(args.len());
+    let bad = |reason: &str| UciError::BadArguments { command: "position".into(), reason: reason.into() };
+    let split = args.iter().position(|&t| t == "moves").unwrap_or(args.len());
     let (head, tail) = args.split_at(split);
     let moves: Vec<String> = tail.iter().skip(1).map(|s| s.to_string()).collect();
     match head {
         ["startpos"] => Ok(Command::Position { fen: None, moves }),
-        ["fen", fen @ ..] if !fen.is_empty() => Ok(Command::Position {
-            fen: Some(fen.join(" ")),
-            moves,
-        }),
+        ["fen", fen @ ..] if !fen.is_empty() => Ok(Command::Position { fen: Some(fen.join(" ")), moves }),
         ["fen"] => Err(bad("'fen' needs a FEN")),
-        _ => Err(bad(
-            "want 'startpos' or 'fen <FEN>', optionally followed by 'moves ...'",
-        )),
+        _ => Err(bad("want 'startpos' or 'fen <FEN>', optionally followed by 'moves ...'")),
     }
 }
 
 fn parse_go(args: &[&str]) -> Result<Command, UciError> {
-    let bad = |reason: String| UciError::BadArguments {
-        command: "go".into(),
-        reason,
-    };
+    let bad = |reason: String| UciError::BadArguments { command: "go".into(), reason };
     // Pre-pass: the counters vampirc keeps in a u8, read at full width.
     let mut limits = Limits::default();
     let mut normalised = vec!["go".to_string()];
@@ -144,14 +125,11 @@ fn parse_go(args: &[&str]) -> Result<Command, UciError> {
     while i < args.len() {
         let key = args[i];
         match key {
-            "mate" | "depth" | "movestogo" | "nodes" | "movetime" | "wtime" | "btime" | "winc"
-            | "binc" => {
+            "mate" | "depth" | "movestogo" | "nodes" | "movetime" | "wtime" | "btime" | "winc" | "binc" => {
                 let Some(value) = args.get(i + 1) else {
                     return Err(bad(format!("'{key}' needs a number")));
                 };
-                let n: i64 = value
-                    .parse()
-                    .map_err(|_| bad(format!("'{key} {value}': not a number")))?;
+                let n: i64 = value.parse().map_err(|_| bad(format!("'{key} {value}': not a number")))?;
                 if n < 0 && matches!(key, "mate" | "depth" | "movestogo" | "nodes") {
                     return Err(bad(format!("'{key} {value}': must not be negative")));
                 }
@@ -167,8 +145,7 @@ fn parse_go(args: &[&str]) -> Result<Command, UciError> {
                     _ => {}
                 }
                 if key == "movestogo" {
-                    limits.clock.get_or_insert_with(Clock::default).movestogo =
-                        Some(n.max(1) as u64);
+                    limits.clock.get_or_insert_with(Clock::default).movestogo = Some(n.max(1) as u64);
                 }
                 normalised.push(key.to_string());
                 normalised.push(clamped.to_string());
@@ -183,29 +160,16 @@ fn parse_go(args: &[&str]) -> Result<Command, UciError> {
     if limits.mate == Some(0) {
         return Err(bad("'mate 0': want at least 1".into()));
     }
-    let msg = vampirc_one(&normalised.join(" "))
-        .ok_or_else(|| bad(format!("cannot parse '{}'", args.join(" "))))?;
-    let UciMessage::Go {
-        time_control,
-        search_control,
-    } = msg
-    else {
+    let msg = vampirc_one(&normalised.join(" ")).ok_or_else(|| bad(format!("cannot parse '{}'", args.join(" "))))?;
+    let UciMessage::Go { time_control, search_control } = msg else {
         return Err(bad("not a go command".into()));
     };
-    let ms = |d: Option<vampirc_uci::Duration>| {
-        d.map(|d| Duration::from_millis(d.num_milliseconds().max(0) as u64))
-    };
+    let ms = |d: Option<vampirc_uci::Duration>| d.map(|d| Duration::from_millis(d.num_milliseconds().max(0) as u64));
     match time_control {
         Some(UciTimeControl::Infinite) => limits.infinite = true,
         Some(UciTimeControl::Ponder) => limits.ponder = true,
         Some(UciTimeControl::MoveTime(t)) => limits.movetime = ms(Some(t)),
-        Some(UciTimeControl::TimeLeft {
-            white_time,
-            black_time,
-            white_increment,
-            black_increment,
-            ..
-        }) => {
+        Some(UciTimeControl::TimeLeft { white_time, black_time, white_increment, black_increment, .. }) => {
             let clock = limits.clock.get_or_insert_with(Clock::default);
             clock.wtime = ms(white_time);
             clock.btime = ms(black_time);
@@ -216,23 +180,16 @@ fn parse_go(args: &[&str]) -> Result<Command, UciError> {
     }
     // vampirc reads one time-control group; pick up what it leaves (e.g. "ponder wtime").
     for (j, key) in args.iter().enumerate() {
-        let num = || {
-            args.get(j + 1)
-                .and_then(|v| v.parse::<i64>().ok())
-                .map(|n| Duration::from_millis(n.max(0) as u64))
-        };
+        let num =
+            || args.get(j + 1).and_then(|v| v.parse::<i64>().ok()).map(|n| Duration::from_millis(n.max(0) as u64));
         match *key {
             "ponder" => limits.ponder = true,
             "infinite" => limits.infinite = true,
             "movetime" => limits.movetime = num(),
             "wtime" => limits.clock.get_or_insert_with(Clock::default).wtime = num(),
             "btime" => limits.clock.get_or_insert_with(Clock::default).btime = num(),
-            "winc" => {
-                limits.clock.get_or_insert_with(Clock::default).winc = num().unwrap_or_default()
-            }
-            "binc" => {
-                limits.clock.get_or_insert_with(Clock::default).binc = num().unwrap_or_default()
-            }
+            "winc" => limits.clock.get_or_insert_with(Clock::default).winc = num().unwrap_or_default(),
+            "binc" => limits.clock.get_or_insert_with(Clock::default).binc = num().unwrap_or_default(),
             _ => {}
         }
     }
@@ -245,9 +202,7 @@ fn parse_go(args: &[&str]) -> Result<Command, UciError> {
 /// Formats an engine event as UCI output lines.
 pub fn format_event(event: &EngineEvent) -> Vec<String> {
     match event {
-        EngineEvent::Search(Event::Mate {
-            moves, pv, stats, ..
-        }) => vec![format!(
+        EngineEvent::Search(Event::Mate { moves, pv, stats, .. }) => vec![format!(
             "info depth {} seldepth {} nodes {} nps {} time {} hashfull {} score mate {} pv {}",
             stats.depth,
             stats.seldepth.max(pv.len() as u32),
@@ -273,10 +228,7 @@ pub fn format_event(event: &EngineEvent) -> Vec<String> {
         EngineEvent::RootTerminal { checkmated: false } => vec!["info depth 0 score cp 0".into()],
         EngineEvent::Note(text) => vec![format!("info string {text}")],
         EngineEvent::BestMove { best: None, .. } => vec!["bestmove 0000".into()],
-        EngineEvent::BestMove {
-            best: Some(b),
-            ponder,
-        } => vec![match ponder {
+        EngineEvent::BestMove { best: Some(b), ponder } => vec![match ponder {
             Some(p) => format!("bestmove {} ponder {}", uci(*b), uci(*p)),
             None => format!("bestmove {}", uci(*b)),
         }],
@@ -298,20 +250,11 @@ pub fn handshake() -> Vec<String> {
     vec![
         format!("id name {ENGINE_NAME}"),
         "id author the pnmate developers".into(),
-        format!(
-            "option name Hash type spin default 64 min {} max {}",
-            HASH_RANGE.0, HASH_RANGE.1
-        ),
-        format!(
-            "option name Threads type spin default 1 min {} max {}",
-            THREADS_RANGE.0, THREADS_RANGE.1
-        ),
+        format!("option name Hash type spin default 64 min {} max {}", HASH_RANGE.0, HASH_RANGE.1),
+        format!("option name Threads type spin default 1 min {} max {}", THREADS_RANGE.0, THREADS_RANGE.1),
         "option name Clear Hash type button".into(),
         "option name MultiPV type spin default 1 min 1 max 1".into(),
-        format!(
-            "option name Move Overhead type spin default 30 min {} max {}",
-            OVERHEAD_RANGE.0, OVERHEAD_RANGE.1
-        ),
+        format!("option name Move Overhead type spin default 30 min {} max {}", OVERHEAD_RANGE.0, OVERHEAD_RANGE.1),
         "uciok".into(),
     ]
 }
@@ -331,10 +274,7 @@ pub fn handle(engine: &mut Engine, command: Command, out: &Out) -> bool {
         Command::Position { fen, moves } => {
             let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
             if let Err(e) = engine.set_position(fen.as_deref(), &moves) {
-                emit(
-                    out,
-                    &[format!("info string error: {}", UciError::Position(e))],
-                );
+                emit(out, &[format!("info string error: {}", UciError::Position(e))]);
             }
         }
         Command::Go(limits) => {
@@ -387,41 +327,25 @@ mod tests {
 
     #[test]
     fn hardened_go_parsing() {
-        let Command::Go(l) = parse_command("go mate 1000").unwrap() else {
-            panic!()
-        };
+        let Command::Go(l) = parse_command("go mate 1000").unwrap() else { panic!() };
         assert_eq!(l.mate, Some(1000));
-        let Command::Go(l) = parse_command("go ").unwrap() else {
-            panic!()
-        };
+        let Command::Go(l) = parse_command("go ").unwrap() else { panic!() };
         assert_eq!(l, Limits::default());
-        let Command::Go(l) =
-            parse_command("go depth 300 movestogo 400 wtime 1000 btime 2000").unwrap()
-        else {
+        let Command::Go(l) = parse_command("go depth 300 movestogo 400 wtime 1000 btime 2000").unwrap() else {
             panic!()
         };
         assert_eq!(l.depth, Some(300));
         let c = l.clock.unwrap();
         assert_eq!(
             (c.movestogo, c.wtime, c.btime),
-            (
-                Some(400),
-                Some(Duration::from_millis(1000)),
-                Some(Duration::from_millis(2000))
-            )
+            (Some(400), Some(Duration::from_millis(1000)), Some(Duration::from_millis(2000)))
         );
-        let Command::Go(l) = parse_command("go wtime -500 btime 100").unwrap() else {
-            panic!()
-        };
+        let Command::Go(l) = parse_command("go wtime -500 btime 100").unwrap() else { panic!() };
         assert_eq!(l.clock.unwrap().wtime, Some(Duration::ZERO));
-        let Command::Go(l) = parse_command("go searchmoves e2e4 d2d4 mate 3").unwrap() else {
-            panic!()
-        };
+        let Command::Go(l) = parse_command("go searchmoves e2e4 d2d4 mate 3").unwrap() else { panic!() };
         assert_eq!(l.searchmoves, vec!["e2e4", "d2d4"]);
         assert_eq!(l.mate, Some(3));
-        let Command::Go(l) = parse_command("go ponder wtime 100 btime 100").unwrap() else {
-            panic!()
-        };
+        let Command::Go(l) = parse_command("go ponder wtime 100 btime 100").unwrap() else { panic!() };
         assert!(l.ponder);
         assert!(parse_command("go mate").is_err());
         assert!(parse_command("go mate x").is_err());
@@ -433,21 +357,9 @@ mod tests {
     #[test]
     fn hardened_position_parsing() {
         let c = parse_command("position startpos moves  e2e4   e7e5 ").unwrap();
-        assert_eq!(
-            c,
-            Command::Position {
-                fen: None,
-                moves: vec!["e2e4".into(), "e7e5".into()]
-            }
-        );
+        assert_eq!(c, Command::Position { fen: None, moves: vec!["e2e4".into(), "e7e5".into()] });
         let c = parse_command("position fen 8/8/8/8/8/8/8/K1k5 w - - moves a1a2").unwrap();
-        assert_eq!(
-            c,
-            Command::Position {
-                fen: Some("8/8/8/8/8/8/8/K1k5 w - -".into()),
-                moves: vec!["a1a2".into()]
-            }
-        );
+        assert_eq!(c, Command::Position { fen: Some("8/8/8/8/8/8/8/K1k5 w - -".into()), moves: vec!["a1a2".into()] });
         assert!(parse_command("position").is_err());
         assert!(parse_command("position fen").is_err());
         assert!(parse_command("position startpos e2e4").is_err());
@@ -459,25 +371,16 @@ mod tests {
         assert_eq!(parse_command("  isready  \r\n").unwrap(), Command::IsReady);
         assert_eq!(
             parse_command("setoption name Move Overhead value 100").unwrap(),
-            Command::SetOption {
-                name: "Move Overhead".into(),
-                value: Some("100".into())
-            }
+            Command::SetOption { name: "Move Overhead".into(), value: Some("100".into()) }
         );
         assert_eq!(
             parse_command("setoption name Clear Hash").unwrap(),
-            Command::SetOption {
-                name: "Clear Hash".into(),
-                value: None
-            }
+            Command::SetOption { name: "Clear Hash".into(), value: None }
         );
         assert_eq!(parse_command("").unwrap(), Command::Empty);
         assert_eq!(parse_command("debug on").unwrap(), Command::Debug(true));
         assert_eq!(parse_command("register later").unwrap(), Command::Register);
-        assert!(matches!(
-            parse_command("hello world"),
-            Err(UciError::Unknown(_))
-        ));
+        assert!(matches!(parse_command("hello world"), Err(UciError::Unknown(_))));
         assert!(parse_command("isready now").is_err());
         assert!(parse_command("\u{0}\u{1}\u{fffd}").is_err());
     }

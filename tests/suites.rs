@@ -13,42 +13,24 @@ fn suite(name: &str) -> Vec<(String, pnmate::epd::EpdEntry)> {
     let path = format!("{}/epd/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     text.lines()
-        .filter_map(|l| {
-            parse_line(l)
-                .unwrap_or_else(|e| panic!("{path}: {l}: {e}"))
-                .map(|e| (l.to_string(), e))
-        })
+        .filter_map(|l| parse_line(l).unwrap_or_else(|e| panic!("{path}: {l}: {e}")).map(|e| (l.to_string(), e)))
         .collect()
 }
 
 fn no_mate_bound(line: &str) -> Option<u32> {
-    line.split(';').find_map(|op| {
-        op.trim()
-            .strip_prefix("nm ")
-            .and_then(|n| n.trim().parse().ok())
-    })
+    line.split(';').find_map(|op| op.trim().strip_prefix("nm ").and_then(|n| n.trim().parse().ok()))
 }
 
 /// Solves every mate of a suite with `go mate |bm|` semantics and checks it exactly.
 fn check_mates(name: &str, min_positions: usize) {
     let entries = suite(name);
-    assert!(
-        entries.len() >= min_positions,
-        "{name}: only {} positions",
-        entries.len()
-    );
+    assert!(entries.len() >= min_positions, "{name}: only {} positions", entries.len());
     let mut tt = Table::new(16);
     for (line, e) in entries {
         let bm = e.bm.unwrap_or_else(|| panic!("{name}: no bm in {line}"));
         tt.clear();
-        let params = Params {
-            mate: Some(bm.unsigned_abs()),
-            ..Params::default()
-        };
-        let limits = SolveLimits {
-            nodes: Some(50_000_000),
-            time: None,
-        };
+        let params = Params { mate: Some(bm.unsigned_abs()), ..Params::default() };
+        let limits = SolveLimits { nodes: Some(50_000_000), time: None };
         let (outcome, _) = solve(&e.pos, params, limits, &mut tt, &mut |_| {});
         let (moves, exact) = match &outcome {
             Outcome::Mate { moves, exact, .. } => (*moves as i32, *exact),
@@ -58,12 +40,7 @@ fn check_mates(name: &str, min_positions: usize) {
         assert_eq!(moves, bm, "{}: wrong mate length", e.fen);
         assert!(exact, "{}: mate {bm} not proven shortest", e.fen);
         let pv = outcome.pv();
-        assert_eq!(
-            pv.len() as i32,
-            if bm > 0 { 2 * bm - 1 } else { -2 * bm },
-            "{}",
-            e.fen
-        );
+        assert_eq!(pv.len() as i32, if bm > 0 { 2 * bm - 1 } else { -2 * bm }, "{}", e.fen);
         verify_line(&e.pos, pv, bm, &[]).unwrap_or_else(|err| panic!("{}: {err}", e.fen));
     }
 }
@@ -73,16 +50,10 @@ fn mates_in_1_to_10_for_both_colours() {
     check_mates("mates.epd", 100);
     let entries = suite("mates.epd");
     for colour in [" w ", " b "] {
-        assert!(
-            entries.iter().any(|(_, e)| e.fen.contains(colour)),
-            "no side-to-move{colour}"
-        );
+        assert!(entries.iter().any(|(_, e)| e.fen.contains(colour)), "no side-to-move{colour}");
     }
     for m in 1..=10 {
-        assert!(
-            entries.iter().any(|(_, e)| e.bm == Some(m)),
-            "no mate in {m}"
-        );
+        assert!(entries.iter().any(|(_, e)| e.bm == Some(m)), "no mate in {m}");
     }
 }
 
@@ -104,10 +75,7 @@ fn proven_no_mate_within_n() {
     for (line, e) in entries {
         let n = no_mate_bound(&line).unwrap_or_else(|| panic!("no 'nm N' in {line}"));
         tt.clear();
-        let params = Params {
-            mate: Some(n),
-            ..Params::default()
-        };
+        let params = Params { mate: Some(n), ..Params::default() };
         let (outcome, _) = solve(&e.pos, params, SolveLimits::default(), &mut tt, &mut |_| {});
         assert_eq!(outcome, Outcome::NoMate { moves: n }, "{}", e.fen);
     }
@@ -116,27 +84,12 @@ fn proven_no_mate_within_n() {
 #[test]
 fn one_megabyte_table_still_solves_a_mate_in_5_exactly() {
     let entries = suite("mates.epd");
-    let (_, e) = entries
-        .iter()
-        .find(|(_, e)| e.bm == Some(5))
-        .expect("a mate in 5");
+    let (_, e) = entries.iter().find(|(_, e)| e.bm == Some(5)).expect("a mate in 5");
     let mut tt = Table::new(1);
-    let (outcome, _) = solve(
-        &e.pos,
-        Params {
-            mate: Some(5),
-            ..Params::default()
-        },
-        SolveLimits::default(),
-        &mut tt,
-        &mut |_| {},
-    );
+    let (outcome, _) =
+        solve(&e.pos, Params { mate: Some(5), ..Params::default() }, SolveLimits::default(), &mut tt, &mut |_| {});
     match outcome {
-        Outcome::Mate {
-            moves: 5,
-            exact: true,
-            ref pv,
-        } => verify_line(&e.pos, pv, 5, &[]).unwrap(),
+        Outcome::Mate { moves: 5, exact: true, ref pv } => verify_line(&e.pos, pv, 5, &[]).unwrap(),
         other => panic!("{}: {other:?}", e.fen),
     }
 }
@@ -148,10 +101,7 @@ fn a_node_limit_gives_unknown_never_a_disproof() {
     for (_, e) in entries.iter().take(5) {
         for nodes in [1, 10, 100, 1000] {
             tt.clear();
-            let limits = SolveLimits {
-                nodes: Some(nodes),
-                time: None,
-            };
+            let limits = SolveLimits { nodes: Some(nodes), time: None };
             let (outcome, stats) = solve(&e.pos, Params::default(), limits, &mut tt, &mut |_| {});
             assert!(
                 matches!(outcome, Outcome::Unknown | Outcome::Mate { .. }),
@@ -172,15 +122,9 @@ fn a_time_limit_gives_unknown_on_a_hard_position() {
     let entries = suite("endgames.epd");
     let (_, e) = entries.iter().max_by_key(|(_, e)| e.bm).unwrap();
     let mut tt = Table::new(16);
-    let limits = SolveLimits {
-        nodes: None,
-        time: Some(Duration::from_millis(1)),
-    };
+    let limits = SolveLimits { nodes: None, time: Some(Duration::from_millis(1)) };
     let (outcome, _) = solve(&e.pos, Params::default(), limits, &mut tt, &mut |_| {});
-    assert!(
-        !matches!(outcome, Outcome::NoMate { .. } | Outcome::Mated { .. }),
-        "{outcome:?}"
-    );
+    assert!(!matches!(outcome, Outcome::NoMate { .. } | Outcome::Mated { .. }), "{outcome:?}");
 }
 
 #[test]
@@ -189,17 +133,11 @@ fn events_report_each_shorter_mate_and_the_last_is_the_outcome() {
     let (_, e) = &entries[0];
     let mut tt = Table::new(16);
     let mut seen = Vec::new();
-    let (outcome, _) = solve(
-        &e.pos,
-        Params::default(),
-        SolveLimits::default(),
-        &mut tt,
-        &mut |ev| {
-            if let pnmate::Event::Mate { moves, pv, .. } = ev {
-                seen.push((moves, pv));
-            }
-        },
-    );
+    let (outcome, _) = solve(&e.pos, Params::default(), SolveLimits::default(), &mut tt, &mut |ev| {
+        if let pnmate::Event::Mate { moves, pv, .. } = ev {
+            seen.push((moves, pv));
+        }
+    });
     assert!(!seen.is_empty());
     assert!(
         seen.windows(2).all(|w| w[1].0 < w[0].0),

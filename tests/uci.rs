@@ -14,11 +14,7 @@ const MATE2: &str = "2brrb2/8/p7/7Q/1p1kpPp1/1P1pN1K1/3P4/8 w - - 0 1";
 const MATED4: &str = "8/6k1/4K3/8/8/8/8/6R1 b - - 0 1";
 
 fn mate_info(lines: &[String]) -> &String {
-    lines
-        .iter()
-        .rev()
-        .find(|l| l.contains(" score mate "))
-        .unwrap_or_else(|| panic!("no mate score in {lines:#?}"))
+    lines.iter().rev().find(|l| l.contains(" score mate ")).unwrap_or_else(|| panic!("no mate score in {lines:#?}"))
 }
 
 #[test]
@@ -35,10 +31,7 @@ fn handshake_lists_options_and_ends_with_uciok() {
         "option name MultiPV type spin default 1 min 1 max 1",
         "option name Move Overhead type spin default 30 min 0 max 5000",
     ] {
-        assert!(
-            lines.iter().any(|l| l == opt),
-            "missing '{opt}' in {lines:#?}"
-        );
+        assert!(lines.iter().any(|l| l == opt), "missing '{opt}' in {lines:#?}");
     }
     s.send("isready");
     s.until(LONG, |l| l == "readyok");
@@ -54,17 +47,11 @@ fn go_mate_proves_the_mate_with_a_full_line() {
     assert_eq!(field(info, "score"), Some("mate"));
     assert_eq!(field(info, "mate"), Some("2"));
     for key in ["depth", "seldepth", "nodes", "nps", "time", "hashfull"] {
-        assert!(
-            field(info, key).is_some_and(|v| v.parse::<u64>().is_ok()),
-            "{key} missing in {info}"
-        );
+        assert!(field(info, key).is_some_and(|v| v.parse::<u64>().is_ok()), "{key} missing in {info}");
     }
     let pv = pv_of(info);
     assert_mating_line(MATE2, &pv, 3);
-    assert_eq!(
-        lines.last().unwrap(),
-        &format!("bestmove {} ponder {}", pv[0], pv[1])
-    );
+    assert_eq!(lines.last().unwrap(), &format!("bestmove {} ponder {}", pv[0], pv[1]));
 }
 
 #[test]
@@ -85,12 +72,7 @@ fn go_mate_proves_no_mate_promptly() {
     s.send("position fen 8/8/4k3/8/8/2B5/8/4K3 w - - 0 1");
     s.send("go mate 5");
     let lines = s.until_bestmove(LONG);
-    assert!(
-        lines
-            .iter()
-            .any(|l| l == "info string no mate in 5 (proven)"),
-        "{lines:#?}"
-    );
+    assert!(lines.iter().any(|l| l == "info string no mate in 5 (proven)"), "{lines:#?}");
     assert!(!lines.iter().any(|l| l.contains("score mate")));
     let best = lines.last().unwrap().strip_prefix("bestmove ").unwrap();
     replay("8/8/4k3/8/8/2B5/8/4K3 w - - 0 1", &[best.to_string()]);
@@ -98,12 +80,7 @@ fn go_mate_proves_no_mate_promptly() {
     s.send(&format!("position fen {MATE2}"));
     s.send("go mate 1");
     let lines = s.until_bestmove(LONG);
-    assert!(
-        lines
-            .iter()
-            .any(|l| l == "info string no mate in 1 (proven)"),
-        "{lines:#?}"
-    );
+    assert!(lines.iter().any(|l| l == "info string no mate in 1 (proven)"), "{lines:#?}");
 }
 
 #[test]
@@ -126,23 +103,11 @@ fn isready_and_stop_during_go_infinite() {
     s.send("go infinite");
     std::thread::sleep(Duration::from_millis(200));
     let before = s.sync();
-    assert!(
-        !before.iter().any(|l| l.starts_with("bestmove")),
-        "infinite must wait for stop: {before:?}"
-    );
+    assert!(!before.iter().any(|l| l.starts_with("bestmove")), "infinite must wait for stop: {before:?}");
     s.send("stop");
     let lines = s.until_bestmove(Duration::from_secs(5));
-    let best = lines
-        .last()
-        .unwrap()
-        .split_whitespace()
-        .nth(1)
-        .unwrap()
-        .to_string();
-    replay(
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-        &[best],
-    );
+    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+    replay("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", &[best]);
 }
 
 #[test]
@@ -152,18 +117,8 @@ fn clock_go_returns_a_legal_move_in_time() {
     let started = std::time::Instant::now();
     s.send("go wtime 2000 btime 2000 winc 0 binc 0");
     let lines = s.until_bestmove(LONG);
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "spent {:?} of a 2 s clock",
-        started.elapsed()
-    );
-    let best = lines
-        .last()
-        .unwrap()
-        .split_whitespace()
-        .nth(1)
-        .unwrap()
-        .to_string();
+    assert!(started.elapsed() < Duration::from_secs(2), "spent {:?} of a 2 s clock", started.elapsed());
+    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
     let fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
     replay(fen, &[best]);
 }
@@ -177,10 +132,7 @@ fn clock_go_plays_the_mate_when_it_sees_one() {
     let info = mate_info(&lines);
     assert_eq!(field(info, "mate"), Some("2"));
     let pv = pv_of(info);
-    assert_eq!(
-        lines.last().unwrap().split_whitespace().nth(1),
-        Some(pv[0].as_str())
-    );
+    assert_eq!(lines.last().unwrap().split_whitespace().nth(1), Some(pv[0].as_str()));
 }
 
 #[test]
@@ -195,17 +147,8 @@ fn movetime_nodes_and_depth_end_with_a_legal_bestmove() {
             s.send("stop");
         }
         let lines = s.until_bestmove(LONG);
-        let best = lines
-            .last()
-            .unwrap()
-            .split_whitespace()
-            .nth(1)
-            .unwrap()
-            .to_string();
-        replay(
-            "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1",
-            &[best],
-        );
+        let best = lines.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+        replay("rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1", &[best]);
     }
 }
 
@@ -236,11 +179,7 @@ fn hardened_parsing_of_what_vampirc_gets_wrong() {
     for go in ["go mate 256", "go mate 1000", "go depth 300"] {
         s.send(go);
         let lines = s.until_bestmove(LONG);
-        assert_eq!(
-            field(mate_info(&lines), "mate"),
-            Some("2"),
-            "{go}: {lines:#?}"
-        );
+        assert_eq!(field(mate_info(&lines), "mate"), Some("2"), "{go}: {lines:#?}");
     }
     // Two spaces before a move (vampirc drops the moves): after the two moves below the
     // side to move mates in one.
@@ -251,12 +190,7 @@ fn hardened_parsing_of_what_vampirc_gets_wrong() {
     // A 4-field FEN and Shredder castling letters.
     s.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w -");
     s.send("go mate 1");
-    assert!(
-        s.until_bestmove(LONG)
-            .last()
-            .unwrap()
-            .starts_with("bestmove a1a8")
-    );
+    assert!(s.until_bestmove(LONG).last().unwrap().starts_with("bestmove a1a8"));
     s.send("position fen r3k2r/8/8/8/8/8/8/R3K2R w HAha - 0 1 moves e1g1");
     assert!(s.sync().is_empty());
 }
@@ -315,12 +249,7 @@ fn options_take_effect_or_say_why_not() {
     assert!(s.sync().is_empty());
     s.send("setoption name Threads value 4");
     let lines = s.sync();
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("info string Threads 4 accepted")),
-        "{lines:?}"
-    );
+    assert!(lines.iter().any(|l| l.starts_with("info string Threads 4 accepted")), "{lines:?}");
     s.send("ucinewgame");
     s.send("debug on");
     s.send("register later");
@@ -339,10 +268,7 @@ fn quit_mid_search_exits_promptly() {
     s.send("go infinite");
     std::thread::sleep(Duration::from_millis(100));
     s.send("quit");
-    assert!(
-        s.exited_within(Duration::from_secs(5)),
-        "engine still running after quit"
-    );
+    assert!(s.exited_within(Duration::from_secs(5)), "engine still running after quit");
 }
 
 #[test]
@@ -359,23 +285,11 @@ fn ponder_then_ponderhit_plays_on_the_clock() {
     s.send("position startpos moves e2e4");
     s.send("go ponder wtime 1000 btime 1000");
     std::thread::sleep(Duration::from_millis(200));
-    assert!(
-        s.sync().iter().all(|l| !l.starts_with("bestmove")),
-        "pondering must wait"
-    );
+    assert!(s.sync().iter().all(|l| !l.starts_with("bestmove")), "pondering must wait");
     s.send("ponderhit");
     let lines = s.until_bestmove(Duration::from_secs(5));
-    let best = lines
-        .last()
-        .unwrap()
-        .split_whitespace()
-        .nth(1)
-        .unwrap()
-        .to_string();
-    let p = replay(
-        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
-        &[best],
-    );
+    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+    let p = replay("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", &[best]);
     assert_eq!(p.turn(), shakmaty::Color::White);
     let _ = pos;
 }

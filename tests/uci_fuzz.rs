@@ -78,8 +78,7 @@ fn line() -> impl Strategy<Value = String> {
     prop_oneof![
         proptest::collection::vec(proptest::sample::select(WORDS), 0..12).prop_map(|w| w.join(" ")),
         "\\PC{0,80}",
-        proptest::collection::vec(any::<u8>(), 0..60)
-            .prop_map(|b| String::from_utf8_lossy(&b).into_owned()),
+        proptest::collection::vec(any::<u8>(), 0..60).prop_map(|b| String::from_utf8_lossy(&b).into_owned()),
     ]
 }
 

@@ -25,12 +25,7 @@ impl CheckInfo {
         let us: Color = pos.turn();
         let occupied = board.occupied();
         let Some(king) = board.king_of(!us) else {
-            return CheckInfo {
-                king: None,
-                occupied,
-                by_role: [Bitboard::EMPTY; 6],
-                blockers: Bitboard::EMPTY,
-            };
+            return CheckInfo { king: None, occupied, by_role: [Bitboard::EMPTY; 6], blockers: Bitboard::EMPTY };
         };
         let bishop = attacks::bishop_attacks(king, occupied);
         let rook = attacks::rook_attacks(king, occupied);
@@ -43,8 +38,7 @@ impl CheckInfo {
             Bitboard::EMPTY,
         ];
         let ours = board.by_color(us);
-        let snipers = ((attacks::bishop_attacks(king, Bitboard::EMPTY)
-            & board.bishops_and_queens())
+        let snipers = ((attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens())
             | (attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens()))
             & ours;
         let mut blockers = Bitboard::EMPTY;
@@ -54,12 +48,7 @@ impl CheckInfo {
                 blockers |= between & ours;
             }
         }
-        CheckInfo {
-            king: Some(king),
-            occupied,
-            by_role,
-            blockers,
-        }
+        CheckInfo { king: Some(king), occupied, by_role, blockers }
     }
 
     /// Whether legal move `m` in `pos` (the position this info was built from) checks.
@@ -67,21 +56,14 @@ impl CheckInfo {
     pub fn gives_check(&self, pos: &Chess, m: Move) -> bool {
         let Some(king) = self.king else { return false };
         match m {
-            Move::Normal {
-                role,
-                from,
-                to,
-                promotion,
-                ..
-            } => {
+            Move::Normal { role, from, to, promotion, .. } => {
                 if self.blockers.contains(from) && !attacks::aligned(from, to, king) {
                     return true;
                 }
                 match promotion {
                     None => self.by_role[role as usize - 1].contains(to),
                     Some(p) => {
-                        let occ = (self.occupied ^ Bitboard::from_square(from))
-                            | Bitboard::from_square(to);
+                        let occ = (self.occupied ^ Bitboard::from_square(from)) | Bitboard::from_square(to);
                         attacks::attacks(to, p.of(pos.turn()), occ).contains(king)
                     }
                 }
@@ -130,11 +112,7 @@ mod tests {
         ];
         let mut checked = 0;
         for fen in fens {
-            let pos: Chess = fen
-                .parse::<Fen>()
-                .unwrap()
-                .into_position(CastlingMode::Standard)
-                .unwrap();
+            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
             walk(&pos, 3, &mut checked);
         }
         assert!(checked > 100_000, "walked {checked} moves");

@@ -41,32 +41,17 @@ pub struct Value {
 impl Value {
     /// A proven value: mate in `plies`.
     pub fn proven(plies: Plies) -> Value {
-        Value {
-            pn: PnDn::ZERO,
-            dn: PnDn::INFINITE,
-            proof: plies,
-            disproof: -1,
-        }
+        Value { pn: PnDn::ZERO, dn: PnDn::INFINITE, proof: plies, disproof: -1 }
     }
 
     /// A disproven value: no mate in `plies` or fewer.
     pub fn disproven(plies: i16) -> Value {
-        Value {
-            pn: PnDn::INFINITE,
-            dn: PnDn::ZERO,
-            proof: NO_PROOF,
-            disproof: plies,
-        }
+        Value { pn: PnDn::INFINITE, dn: PnDn::ZERO, proof: NO_PROOF, disproof: plies }
     }
 
     /// An unsolved value.
     pub fn open(pn: PnDn, dn: PnDn) -> Value {
-        Value {
-            pn,
-            dn,
-            proof: NO_PROOF,
-            disproof: -1,
-        }
+        Value { pn, dn, proof: NO_PROOF, disproof: -1 }
     }
 
     /// True when proven.
@@ -79,7 +64,8 @@ impl Value {
         self.dn.is_zero()
     }
 
-    /// Reads a table entry as seen by a node with `bound` plies left.
+    /// Reads a table entry as seen by a node with `bound` plies left: a verdict that
+    /// covers the bound, else working numbers of this bound or of a deeper one.
     pub fn from_entry(e: &Entry, bound: Plies) -> Option<Value> {
         if e.proof <= bound {
             Some(Value::proven(e.proof))
@@ -87,6 +73,11 @@ impl Value {
             Some(Value::disproven(e.disproof))
         } else if e.bound == bound {
             Some(Value::open(PnDn(e.pn), PnDn(e.dn)))
+        } else if e.bound > bound && e.pn > 0 && e.dn > 0 {
+            // Working numbers of a deeper search: a better first guess than the
+            // heuristic (measured: +8 found on a 150-position matetrack sample; reusing
+            // shallower numbers as well cost 27).
+            Some(Value::open(PnDn(e.pn).min(PnDn::MAX_FINITE), PnDn(e.dn).min(PnDn::MAX_FINITE)))
         } else {
             None
         }
@@ -101,6 +92,8 @@ struct Child {
     value: Value,
     /// Ordering class at OR nodes: 0 check, 1 capture or promotion, 2 quiet.
     class: u8,
+    /// Whether the table was asked about this child yet (quiet moves are asked lazily).
+    probed: bool,
 }
 
 /// A node decided during expansion: its value and the move that decides it (0: none).
@@ -114,6 +107,7 @@ pub struct Solver<'a> {
     pub monitor: &'a mut Monitor,
     attacker: Color,
     stack: Vec<Vec<Child>>,
+    scratch: Vec<Child>,
     root_moves: Option<Vec<Move>>,
     /// Deepest ply reached.
     pub seldepth: usize,
@@ -133,20 +127,8 @@ pub enum Verdict {
 impl<'a> Solver<'a> {
     /// A solver where `attacker` tries to mate. `root_moves`, when given, restricts the
     /// moves of the root node (UCI searchmoves); a restricted root is never stored.
-    pub fn new(
-        tt: &'a mut Table,
-        monitor: &'a mut Monitor,
-        attacker: Color,
-        root_moves: Option<Vec<Move>>,
-    ) -> Self {
-        Solver {
-            tt,
-            monitor,
-            attacker,
-            stack: Vec::new(),
-            root_moves,
-            seldepth: 0,
-        }
+    pub fn new(tt: &'a mut Table, monitor: &'a mut Monitor, attacker: Color, root_moves: Option<Vec<Move>>) -> Self {
+        Solver { tt, monitor, attacker, stack: Vec::new(), scratch: Vec::new(), root_moves, seldepth: 0 }
     }
 
     /// The attacking colour.
@@ -156,9 +138,7 @@ impl<'a> Solver<'a> {
 
     /// Looks up what the table knows of `node` at `bound`.
     pub fn lookup(&self, node: &Node, bound: Plies) -> Option<Value> {
-        self.tt
-            .probe(node.key(self.attacker, bound))
-            .and_then(|e| Value::from_entry(&e, bound))
+        self.tt.probe(node.key(self.attacker, bound)).and_then(|e| Value::from_entry(&e, bound))
     }
 
     /// Solves `node` with `bound` plies, spending at most `budget` nodes (None: until a
@@ -196,9 +176,7 @@ impl<'a> Solver<'a> {
 
     /// The best move the table records for `node` at `bound`, if any.
     pub fn best_move_code(&self, node: &Node, bound: Plies) -> u16 {
-        self.tt
-            .probe(node.key(self.attacker, bound))
-            .map_or(0, |e| e.best)
+        self.tt.probe(node.key(self.attacker, bound)).map_or(0, |e| e.best)
     }
 
     /// Legal moves of a node, restricted at a restricted root.
@@ -210,42 +188,22 @@ impl<'a> Solver<'a> {
         moves
     }
 
-    /// Pushes one child per move with its table key, prefetching each bucket so that the
-    /// probes that follow overlap their cache misses instead of paying them one by one.
+    /// Pushes one child per move with its table key.
     fn push_children(&self, node: &Node, moves: &[Move], bound: Plies, children: &mut Vec<Child>) {
         for &m in moves {
-            let key = table_key(
-                node.child_hash(m),
-                clock_after(node.clock(), m),
-                self.attacker,
-                bound,
-            );
-            self.tt.prefetch(key);
-            children.push(Child {
-                mv: m,
-                key,
-                value: Value::open(PnDn::ONE, PnDn::ONE),
-                class: 0,
-            });
+            let key = table_key(node.child_hash(m), clock_after(node.clock(), m), self.attacker, bound);
+            children.push(Child { mv: m, key, value: Value::open(PnDn::ONE, PnDn::ONE), class: 0, probed: true });
         }
     }
 
     #[inline]
     fn known(&self, key: u64, bound: Plies) -> Option<Value> {
-        self.tt
-            .probe(key)
-            .and_then(|e| Value::from_entry(&e, bound))
+        self.tt.probe(key).and_then(|e| Value::from_entry(&e, bound))
     }
 
     /// Expands an OR node into `children`, or returns its value when it is decided
     /// without a search (terminal, or a mate in one found while expanding).
-    fn expand_or(
-        &mut self,
-        node: &Node,
-        r: Plies,
-        restrict: bool,
-        children: &mut Vec<Child>,
-    ) -> Result<(), Decided> {
+    fn expand_or(&mut self, node: &Node, r: Plies, restrict: bool, children: &mut Vec<Child>) -> Result<(), Decided> {
         let moves = self.node_moves(node, restrict);
         if moves.is_empty() || node.clock() >= 100 || cannot_mate(&node.pos, self.attacker) {
             return Err((Value::disproven(DISPROOF_NEVER), 0));
@@ -263,15 +221,33 @@ impl<'a> Solver<'a> {
             }
             return Err((Value::disproven(1), 0));
         }
+        // Checks and captures are probed at once (prefetched together); quiet moves, the
+        // bulk of an OR node's moves and rarely selected, are probed only when selected.
         let mut shortest: Option<(Plies, Move)> = None;
         self.push_children(node, &moves, r - 1, children);
         for c in children.iter_mut() {
+            let check = info.gives_check(&node.pos, c.mv);
+            c.class = if check {
+                0
+            } else if c.mv.is_capture() || c.mv.is_promotion() {
+                1
+            } else {
+                2
+            };
+            c.probed = c.class < 2;
+            if c.probed {
+                self.tt.prefetch(c.key);
+            }
+        }
+        for c in children.iter_mut() {
+            if !c.probed {
+                c.value = Value::open(PnDn(QUIET_PN), PnDn::ONE);
+                continue;
+            }
             let m = c.mv;
-            let known = self.known(c.key, r - 1);
-            let check = info.gives_check(&node.pos, m);
-            let value = match known {
+            let value = match self.known(c.key, r - 1) {
                 Some(v) => v,
-                None if check => {
+                None if c.class == 0 => {
                     let child = node.play(m);
                     self.monitor.count(1);
                     let evasions = child.pos.legal_moves().len() as u32;
@@ -286,19 +262,19 @@ impl<'a> Solver<'a> {
                 shortest = Some((value.proof, m));
             }
             c.value = value;
-            c.class = if check {
-                0
-            } else if m.is_capture() || m.is_promotion() {
-                1
-            } else {
-                2
-            };
         }
         if let Some((p, m)) = shortest {
             return Err((Value::proven(p.saturating_add(1)), encode_move(m)));
         }
-        // Selection breaks ties by position: checks, then captures, then quiet moves.
-        children.sort_by_key(|c| c.class);
+        // Selection breaks ties by position: checks, then captures, then quiet moves
+        // (a stable three-way partition through a reused buffer; no allocation).
+        let mut ordered = std::mem::take(&mut self.scratch);
+        ordered.clear();
+        for class in 0..3 {
+            ordered.extend(children.iter().filter(|c| c.class == class));
+        }
+        std::mem::swap(children, &mut ordered);
+        self.scratch = ordered;
         Ok(())
     }
 
@@ -310,20 +286,10 @@ impl<'a> Solver<'a> {
     }
 
     /// Expands an AND node, or returns its value when decided without a search.
-    fn expand_and(
-        &mut self,
-        node: &Node,
-        r: Plies,
-        restrict: bool,
-        children: &mut Vec<Child>,
-    ) -> Result<(), Decided> {
+    fn expand_and(&mut self, node: &Node, r: Plies, restrict: bool, children: &mut Vec<Child>) -> Result<(), Decided> {
         let all = node.pos.legal_moves();
         if all.is_empty() {
-            let v = if node.pos.is_check() {
-                Value::proven(0)
-            } else {
-                Value::disproven(DISPROOF_NEVER)
-            };
+            let v = if node.pos.is_check() { Value::proven(0) } else { Value::disproven(DISPROOF_NEVER) };
             return Err((v, 0));
         }
         if can_claim_fifty(&node.pos, &all) || cannot_mate(&node.pos, self.attacker) {
@@ -332,19 +298,12 @@ impl<'a> Solver<'a> {
         if r <= 1 {
             return Err((Value::disproven(r as i16), 0));
         }
-        let moves = if restrict {
-            self.node_moves(node, true)
-        } else {
-            all
-        };
+        let moves = if restrict { self.node_moves(node, true) } else { all };
         self.push_children(node, &moves, r - 1, children);
         for c in children.iter_mut() {
             if let Some(value) = self.known(c.key, r - 1) {
                 if value.is_disproven() {
-                    return Err((
-                        Value::disproven(value.disproof.saturating_add(1)),
-                        encode_move(c.mv),
-                    ));
+                    return Err((Value::disproven(value.disproof.saturating_add(1)), encode_move(c.mv)));
                 }
                 c.value = value;
             }
@@ -421,22 +380,12 @@ impl<'a> Solver<'a> {
     fn best_move(or: bool, v: &Value, children: &[Child]) -> u16 {
         let pick = if v.is_proven() {
             if or {
-                children
-                    .iter()
-                    .filter(|c| c.value.is_proven())
-                    .min_by_key(|c| c.value.proof)
+                children.iter().filter(|c| c.value.is_proven()).min_by_key(|c| c.value.proof)
             } else {
                 children.iter().max_by_key(|c| c.value.proof)
             }
         } else if v.is_disproven() {
-            if or {
-                None
-            } else {
-                children
-                    .iter()
-                    .filter(|c| c.value.is_disproven())
-                    .max_by_key(|c| c.value.disproof)
-            }
+            if or { None } else { children.iter().filter(|c| c.value.is_disproven()).max_by_key(|c| c.value.disproof) }
         } else {
             children.get(Self::select(or, children).0)
         };
@@ -445,20 +394,8 @@ impl<'a> Solver<'a> {
 
     /// Nagai's MID: searches `node` until its pn reaches `th_pn`, its dn reaches `th_dn`,
     /// it is solved, or the monitor says stop. Stores the result in the table.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the recursion's state, passed flat for speed"
-    )]
-    fn mid(
-        &mut self,
-        node: &Node,
-        r: Plies,
-        or: bool,
-        th_pn: PnDn,
-        th_dn: PnDn,
-        ply: usize,
-        restrict: bool,
-    ) -> Value {
+    #[expect(clippy::too_many_arguments, reason = "the recursion's state, passed flat for speed")]
+    fn mid(&mut self, node: &Node, r: Plies, or: bool, th_pn: PnDn, th_dn: PnDn, ply: usize, restrict: bool) -> Value {
         let start_nodes = self.monitor.nodes();
         self.monitor.count(1);
         self.seldepth = self.seldepth.max(ply);
@@ -476,26 +413,22 @@ impl<'a> Solver<'a> {
             Err(decided) => decided,
             Ok(()) => loop {
                 let v = Self::aggregate(or, &children);
-                if v.is_proven()
-                    || v.is_disproven()
-                    || v.pn >= th_pn
-                    || v.dn >= th_dn
-                    || self.monitor.aborted()
-                {
+                if v.is_proven() || v.is_disproven() || v.pn >= th_pn || v.dn >= th_dn || self.monitor.aborted() {
                     break (v, Self::best_move(or, &v, &children));
                 }
                 let (best, second) = Self::select(or, &children);
+                if !children[best].probed {
+                    children[best].probed = true;
+                    if let Some(known) = self.known(children[best].key, r - 1) {
+                        children[best].value = known;
+                        continue;
+                    }
+                }
                 let c = children[best];
                 let (child_th_pn, child_th_dn) = if or {
-                    (
-                        PnDn::epsilon_threshold(th_pn, second),
-                        th_dn.sub(v.dn.sub(c.value.dn)),
-                    )
+                    (PnDn::epsilon_threshold(th_pn, second), th_dn.sub(v.dn.sub(c.value.dn)))
                 } else {
-                    (
-                        th_pn.sub(v.pn.sub(c.value.pn)),
-                        PnDn::epsilon_threshold(th_dn, second),
-                    )
+                    (th_pn.sub(v.pn.sub(c.value.pn)), PnDn::epsilon_threshold(th_dn, second))
                 };
                 let child = node.play(c.mv);
                 let cv = self.mid(&child, r - 1, !or, child_th_pn, child_th_dn, ply + 1, false);
@@ -513,16 +446,7 @@ impl<'a> Solver<'a> {
         if !restrict {
             let work = (self.monitor.nodes() - start_nodes).min(u64::from(u32::MAX)) as u32;
             let key = node.key(self.attacker, r);
-            self.tt.store(
-                key,
-                r,
-                value.pn.0,
-                value.dn.0,
-                value.proof,
-                value.disproof,
-                work,
-                best,
-            );
+            self.tt.store(key, r, value.pn.0, value.dn.0, value.proof, value.disproof, work, best);
         }
         self.stack[ply] = children;
         value

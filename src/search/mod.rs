@@ -37,9 +37,7 @@ pub const MAX_MATE_MOVES: u32 = 1000;
 /// Mate bounds (moves) the driver climbs: the smallest one not yet disproven is the
 /// "near" bound; a "far" bound two rungs higher runs beside it so that a long, forcing
 /// mate is not held up by a hard disproof of a short bound.
-const LADDER: [u32; 18] = [
-    3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 90, 128, 181, 256, 362, 512, 724, 1000,
-];
+const LADDER: [u32; 18] = [3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 90, 128, 181, 256, 362, 512, 724, 1000];
 
 /// How many rungs above the near bound the far bound sits (measured: 2 beat 1, 3 and 5).
 const FAR_RUNGS: usize = 2;
@@ -124,11 +122,7 @@ struct Side {
 impl Side {
     fn plies_for(&self, moves: u32) -> Plies {
         let moves = moves.clamp(1, MAX_MATE_MOVES);
-        (if self.root_or {
-            2 * moves - 1
-        } else {
-            2 * moves
-        }) as Plies
+        (if self.root_or { 2 * moves - 1 } else { 2 * moves }) as Plies
     }
 
     fn done(&self, cap: u32) -> bool {
@@ -137,9 +131,7 @@ impl Side {
 
     /// The near and far bounds (moves) under the cap.
     fn bounds(&mut self, cap: u32) -> (u32, u32) {
-        while self.rung + 1 < LADDER.len()
-            && self.no_mate_upto >= i32::from(self.plies_for(LADDER[self.rung]))
-        {
+        while self.rung + 1 < LADDER.len() && self.no_mate_upto >= i32::from(self.plies_for(LADDER[self.rung])) {
             self.rung += 1;
         }
         let near = LADDER[self.rung].min(cap);
@@ -148,11 +140,7 @@ impl Side {
     }
 
     fn signed_moves(&self, plies: usize) -> i32 {
-        if self.root_or {
-            plies.div_ceil(2) as i32
-        } else {
-            -((plies / 2) as i32)
-        }
+        if self.root_or { plies.div_ceil(2) as i32 } else { -((plies / 2) as i32) }
     }
 }
 
@@ -178,14 +166,7 @@ impl<'a> Search<'a> {
         if params.root_moves.as_ref().is_some_and(|m| m.is_empty()) {
             params.root_moves = None;
         }
-        Search {
-            root: Node::new(root.clone()),
-            params,
-            tt,
-            monitor,
-            events,
-            seldepth: 0,
-        }
+        Search { root: Node::new(root.clone()), params, tt, monitor, events, seldepth: 0 }
     }
 
     fn stats(&self, depth: Plies) -> Stats {
@@ -200,12 +181,7 @@ impl<'a> Search<'a> {
 
     /// Runs one df-pn call for `side` at `bound`.
     fn solve(&mut self, side: &Side, bound: Plies, budget: Option<u64>) -> Verdict {
-        let mut solver = Solver::new(
-            self.tt,
-            self.monitor,
-            side.attacker,
-            self.params.root_moves.clone(),
-        );
+        let mut solver = Solver::new(self.tt, self.monitor, side.attacker, self.params.root_moves.clone());
         let v = solver.solve(&self.root, bound, budget, false, true);
         self.seldepth = self.seldepth.max(solver.seldepth as u32);
         v
@@ -216,15 +192,9 @@ impl<'a> Search<'a> {
         match verdict {
             Verdict::Disproven(d) => side.no_mate_upto = side.no_mate_upto.max(i32::from(d)),
             Verdict::Proven(p) => {
-                let mut solver = Solver::new(
-                    self.tt,
-                    self.monitor,
-                    side.attacker,
-                    self.params.root_moves.clone(),
-                );
+                let mut solver = Solver::new(self.tt, self.monitor, side.attacker, self.params.root_moves.clone());
                 let mut line = Vec::new();
-                let built =
-                    LineBuilder::new(&mut solver, LINE_BUDGET).line(&self.root, p, true, &mut line);
+                let built = LineBuilder::new(&mut solver, LINE_BUDGET).line(&self.root, p, true, &mut line);
                 if built.is_none() {
                     return; // out of line budget: the proof stands, but nothing to show yet
                 }
@@ -238,12 +208,7 @@ impl<'a> Search<'a> {
                 }
                 let exact = side.no_mate_upto >= line.len() as i32 - 2;
                 let stats = self.stats(bound);
-                (self.events)(Event::Mate {
-                    moves,
-                    exact,
-                    pv: line.clone(),
-                    stats,
-                });
+                (self.events)(Event::Mate { moves, exact, pv: line.clone(), stats });
                 side.best = Some(line);
             }
             Verdict::Unknown => {}
@@ -254,38 +219,17 @@ impl<'a> Search<'a> {
     pub fn run(&mut self) -> Outcome {
         let stm = self.root.pos.turn();
         let mut sides = [
-            Side {
-                attacker: stm,
-                root_or: true,
-                rung: 0,
-                no_mate_upto: -1,
-                best: None,
-            },
-            Side {
-                attacker: !stm,
-                root_or: false,
-                rung: 0,
-                no_mate_upto: -1,
-                best: None,
-            },
+            Side { attacker: stm, root_or: true, rung: 0, no_mate_upto: -1, best: None },
+            Side { attacker: !stm, root_or: false, rung: 0, no_mate_upto: -1, best: None },
         ];
         if self.root.pos.legal_moves().is_empty() {
             return if self.root.pos.is_check() {
-                Outcome::Mated {
-                    moves: 0,
-                    exact: true,
-                    pv: Vec::new(),
-                }
+                Outcome::Mated { moves: 0, exact: true, pv: Vec::new() }
             } else {
-                Outcome::NoMate {
-                    moves: self.params.mate.unwrap_or(MAX_MATE_MOVES),
-                }
+                Outcome::NoMate { moves: self.params.mate.unwrap_or(MAX_MATE_MOVES) }
             };
         }
-        let cap = self
-            .params
-            .mate
-            .map_or(MAX_MATE_MOVES, |m| m.clamp(1, MAX_MATE_MOVES));
+        let cap = self.params.mate.map_or(MAX_MATE_MOVES, |m| m.clamp(1, MAX_MATE_MOVES));
 
         // 1. Short mates, exactly and in ascending order.
         'short: for moves in 1..=cap.min(2) {
@@ -375,17 +319,9 @@ impl<'a> Search<'a> {
         let exact = side.no_mate_upto >= plies - 2;
         let moves = side.signed_moves(pv.len());
         if moves > 0 {
-            Outcome::Mate {
-                moves: moves as u32,
-                exact,
-                pv,
-            }
+            Outcome::Mate { moves: moves as u32, exact, pv }
         } else {
-            Outcome::Mated {
-                moves: moves.unsigned_abs(),
-                exact,
-                pv,
-            }
+            Outcome::Mated { moves: moves.unsigned_abs(), exact, pv }
         }
     }
 }

@@ -21,11 +21,7 @@ pub struct Control {
 impl Control {
     /// A control with no deadline, started now.
     pub fn new() -> Arc<Control> {
-        Arc::new(Control {
-            stop: AtomicBool::new(false),
-            start: Instant::now(),
-            deadline_ms: AtomicU64::new(u64::MAX),
-        })
+        Arc::new(Control { stop: AtomicBool::new(false), start: Instant::now(), deadline_ms: AtomicU64::new(u64::MAX) })
     }
 
     /// Asks the search to end as soon as it can.
@@ -41,9 +37,7 @@ impl Control {
     /// Sets the deadline to `after` from now (None: no deadline).
     pub fn set_deadline(&self, after: Option<Duration>) {
         let ms = match after {
-            Some(d) => (self.start.elapsed() + d)
-                .as_millis()
-                .min(u128::from(u64::MAX - 1)) as u64,
+            Some(d) => (self.start.elapsed() + d).as_millis().min(u128::from(u64::MAX - 1)) as u64,
             None => u64::MAX,
         };
         self.deadline_ms.store(ms, Ordering::Relaxed);
@@ -129,8 +123,7 @@ impl Monitor {
     /// Whether a hard limit (node limit, deadline, stop) has been reached: the search as a
     /// whole must end.
     pub fn hard_stopped(&self) -> bool {
-        self.hard_stop
-            || (!self.ignore_hard && (self.control.stopped() || self.control.past_deadline()))
+        self.hard_stop || (!self.ignore_hard && (self.control.stopped() || self.control.past_deadline()))
     }
 
     /// Starts a call with a budget of `budget` nodes (None: unbounded). Hard limits apply

@@ -65,14 +65,7 @@ impl Node {
     /// right and no en passant square. None otherwise.
     #[inline]
     fn incremental_hash(&self, m: Move) -> Option<u64> {
-        let Move::Normal {
-            role,
-            from,
-            capture,
-            to,
-            promotion,
-        } = m
-        else {
+        let Move::Normal { role, from, capture, to, promotion } = m else {
             return None;
         };
         let castles = self.pos.castles();
@@ -164,9 +157,7 @@ pub fn decode_move(pos: &Chess, code: u16) -> Option<Move> {
     if code == 0 {
         return None;
     }
-    pos.legal_moves()
-        .into_iter()
-        .find(|&m| encode_move(m) == code)
+    pos.legal_moves().into_iter().find(|&m| encode_move(m) == code)
 }
 
 /// True when the side to move may claim a 50-move draw before moving: clock at 100, or
@@ -205,11 +196,7 @@ mod tests {
             "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
             "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
         ] {
-            let pos: Chess = fen
-                .parse::<Fen>()
-                .unwrap()
-                .into_position(CastlingMode::Standard)
-                .unwrap();
+            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
             check_walk(&Node::new(pos), 3);
         }
     }
@@ -226,11 +213,7 @@ mod tests {
     fn keys_separate_attackers_and_clock_contexts() {
         let n = Node::new(Chess::default());
         assert_ne!(n.key(Color::White, 5), n.key(Color::Black, 5));
-        assert_eq!(
-            n.key(Color::White, 5),
-            n.key(Color::White, 98),
-            "clock 0 + 98 < 99"
-        );
+        assert_eq!(n.key(Color::White, 5), n.key(Color::White, 98), "clock 0 + 98 < 99");
         assert_ne!(n.key(Color::White, 5), n.key(Color::White, 99));
     }
 }

@@ -35,11 +35,7 @@ impl PnDn {
     /// Saturating difference (never below zero); `INFINITE - x` stays `INFINITE`.
     #[inline]
     pub fn sub(self, other: PnDn) -> PnDn {
-        if self == Self::INFINITE {
-            self
-        } else {
-            PnDn(self.0.saturating_sub(other.0))
-        }
+        if self == Self::INFINITE { self } else { PnDn(self.0.saturating_sub(other.0)) }
     }
 
     /// True for zero.
@@ -61,21 +57,14 @@ impl PnDn {
     /// room to grow.
     #[inline]
     pub fn epsilon_threshold(th: PnDn, second: PnDn) -> PnDn {
-        let grown = second
-            .0
-            .saturating_add(second.0.div_ceil(2))
-            .max(second.0 + 1);
+        let grown = second.0.saturating_add(second.0.div_ceil(2)).max(second.0 + 1);
         PnDn(grown.min(th.0).min(Self::INFINITE.0))
     }
 }
 
 impl fmt::Display for PnDn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_infinite() {
-            f.write_str("inf")
-        } else {
-            write!(f, "{}", self.0)
-        }
+        if self.is_infinite() { f.write_str("inf") } else { write!(f, "{}", self.0) }
     }
 }
 
@@ -92,11 +81,7 @@ pub const DISPROOF_NEVER: i16 = i16::MAX;
 /// to move at the root: the side to move mates in `(plies + 1) / 2` when it attacks
 /// (odd plies), and is mated in `plies / 2` (negative) when it defends (even plies).
 pub fn plies_to_moves(plies: Plies, root_attacks: bool) -> i32 {
-    if root_attacks {
-        (i32::from(plies) + 1) / 2
-    } else {
-        -(i32::from(plies) / 2)
-    }
+    if root_attacks { (i32::from(plies) + 1) / 2 } else { -(i32::from(plies) / 2) }
 }
 
 /// The final verdict of a search, as proven (or not) by the prover.

@@ -35,29 +35,15 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
             return Verdict::Unknown;
         }
         let before = self.solver.monitor.nodes();
-        let v = self.solver.solve(
-            node,
-            bound,
-            Some(self.budget.min(PER_CALL_BUDGET)),
-            true,
-            false,
-        );
-        self.budget = self
-            .budget
-            .saturating_sub(self.solver.monitor.nodes() - before);
+        let v = self.solver.solve(node, bound, Some(self.budget.min(PER_CALL_BUDGET)), true, false);
+        self.budget = self.budget.saturating_sub(self.solver.monitor.nodes() - before);
         v
     }
 
     /// Appends to `out` a forced line from `node`, which must be proven within `bound`
     /// plies, and returns its length (at most `bound`). None when the budget ran out.
     /// `restricted` applies the root move restriction to this node.
-    pub fn line(
-        &mut self,
-        node: &Node,
-        bound: Plies,
-        restricted: bool,
-        out: &mut Vec<Move>,
-    ) -> Option<Plies> {
+    pub fn line(&mut self, node: &Node, bound: Plies, restricted: bool, out: &mut Vec<Move>) -> Option<Plies> {
         if node.pos.turn() == self.solver.attacker() {
             self.or_line(node, bound, restricted, out)
         } else {
@@ -65,13 +51,7 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
         }
     }
 
-    fn or_line(
-        &mut self,
-        node: &Node,
-        bound: Plies,
-        restricted: bool,
-        out: &mut Vec<Move>,
-    ) -> Option<Plies> {
+    fn or_line(&mut self, node: &Node, bound: Plies, restricted: bool, out: &mut Vec<Move>) -> Option<Plies> {
         if bound == 0 {
             return None;
         }
@@ -90,10 +70,8 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
         }
         known.sort_by_key(|k| (k.0, k.1));
         rest.sort_by_key(|r| r.0);
-        let candidates = known
-            .into_iter()
-            .map(|(p, _, m, c)| (Some(p), m, c))
-            .chain(rest.into_iter().map(|(_, m, c)| (None, m, c)));
+        let candidates =
+            known.into_iter().map(|(p, _, m, c)| (Some(p), m, c)).chain(rest.into_iter().map(|(_, m, c)| (None, m, c)));
         for (proof, m, child) in candidates {
             let proof = match proof {
                 Some(p) => p,
@@ -116,13 +94,7 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
         None
     }
 
-    fn and_line(
-        &mut self,
-        node: &Node,
-        bound: Plies,
-        restricted: bool,
-        out: &mut Vec<Move>,
-    ) -> Option<Plies> {
+    fn and_line(&mut self, node: &Node, bound: Plies, restricted: bool, out: &mut Vec<Move>) -> Option<Plies> {
         let moves = self.solver.node_moves(node, restricted);
         if moves.is_empty() {
             return node.pos.is_check().then_some(0);
@@ -214,28 +186,12 @@ fn hash(pos: &Chess) -> u64 {
 /// `2M - 1` (or `2|M|`) plies, checkmate at the end, and no 50-move or threefold claim
 /// for the losing side on the way. `history` holds the hashes of earlier game positions
 /// (oldest first, the root excluded) for the repetition rule.
-pub fn verify_line(
-    root: &Chess,
-    line: &[Move],
-    signed_moves: i32,
-    history: &[u64],
-) -> Result<(), LineError> {
-    let want = if signed_moves > 0 {
-        2 * signed_moves as usize - 1
-    } else {
-        2 * signed_moves.unsigned_abs() as usize
-    };
+pub fn verify_line(root: &Chess, line: &[Move], signed_moves: i32, history: &[u64]) -> Result<(), LineError> {
+    let want = if signed_moves > 0 { 2 * signed_moves as usize - 1 } else { 2 * signed_moves.unsigned_abs() as usize };
     if line.len() != want || signed_moves == 0 {
-        return Err(LineError::Length {
-            want,
-            got: line.len(),
-        });
+        return Err(LineError::Length { want, got: line.len() });
     }
-    let loser = if signed_moves > 0 {
-        !root.turn()
-    } else {
-        root.turn()
-    };
+    let loser = if signed_moves > 0 { !root.turn() } else { root.turn() };
     let mut pos = root.clone();
     let mut seen: Vec<u64> = history.to_vec();
     seen.push(hash(&pos));
@@ -263,11 +219,7 @@ pub fn verify_line(
         pos.play_unchecked(m);
         seen.push(hash(&pos));
     }
-    if pos.is_checkmate() {
-        Ok(())
-    } else {
-        Err(LineError::NotMate)
-    }
+    if pos.is_checkmate() { Ok(()) } else { Err(LineError::NotMate) }
 }
 
 #[cfg(test)]
@@ -276,10 +228,7 @@ mod tests {
     use shakmaty::{CastlingMode, fen::Fen, uci::UciMove};
 
     fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
+        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
     }
 
     fn moves(p: &Chess, uci: &str) -> Vec<Move> {
@@ -298,21 +247,12 @@ mod tests {
         let p = pos("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
         let line = moves(&p, "a1a8");
         assert_eq!(verify_line(&p, &line, 1, &[]), Ok(()));
-        assert_eq!(
-            verify_line(&p, &line, 2, &[]),
-            Err(LineError::Length { want: 3, got: 1 })
-        );
-        assert_eq!(
-            verify_line(&p, &line, -1, &[]),
-            Err(LineError::Length { want: 2, got: 1 })
-        );
+        assert_eq!(verify_line(&p, &line, 2, &[]), Err(LineError::Length { want: 3, got: 1 }));
+        assert_eq!(verify_line(&p, &line, -1, &[]), Err(LineError::Length { want: 2, got: 1 }));
         let not_mate = moves(&p, "a1a7");
         assert_eq!(verify_line(&p, &not_mate, 1, &[]), Err(LineError::NotMate));
         let black = pos("6k1/5ppp/8/8/8/8/8/R5K1 b - - 0 1");
-        assert_eq!(
-            verify_line(&black, &line, 1, &[]),
-            Err(LineError::Illegal(0))
-        );
+        assert_eq!(verify_line(&black, &line, 1, &[]), Err(LineError::Illegal(0)));
     }
 
     #[test]
@@ -320,10 +260,7 @@ mod tests {
         // White mates in 2 (Rh2, Kb8, Rh8#), but Black to move at clock 99 may claim.
         let p = pos("k7/8/1K6/8/8/8/8/7R w - - 98 80");
         let line = moves(&p, "h1h2 a8b8 h2h8");
-        assert_eq!(
-            verify_line(&p, &line, 2, &[]),
-            Err(LineError::FiftyMoveClaim(1))
-        );
+        assert_eq!(verify_line(&p, &line, 2, &[]), Err(LineError::FiftyMoveClaim(1)));
         let fresh = pos("k7/8/1K6/8/8/8/8/7R w - - 0 80");
         assert_eq!(verify_line(&fresh, &line, 2, &[]), Ok(()));
     }

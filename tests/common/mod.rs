@@ -38,12 +38,7 @@ impl Session {
             }
         });
         let stdin = child.stdin.take();
-        Session {
-            child,
-            stdin,
-            lines: rx,
-            log: Vec::new(),
-        }
+        Session { child, stdin, lines: rx, log: Vec::new() }
     }
 
     /// Sends raw bytes (a newline is not added).
@@ -130,10 +125,7 @@ impl Drop for Session {
 
 /// Parses a FEN.
 pub fn pos(fen: &str) -> Chess {
-    fen.parse::<Fen>()
-        .unwrap()
-        .into_position(CastlingMode::Standard)
-        .unwrap()
+    fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
 }
 
 /// The value of `key` in a UCI info line.
@@ -149,21 +141,14 @@ pub fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 
 /// The pv of an info line.
 pub fn pv_of(line: &str) -> Vec<String> {
-    line.split(" pv ")
-        .nth(1)
-        .map(|p| p.split_whitespace().map(String::from).collect())
-        .unwrap_or_default()
+    line.split(" pv ").nth(1).map(|p| p.split_whitespace().map(String::from).collect()).unwrap_or_default()
 }
 
 /// Replays UCI moves from `fen`; panics on an illegal move. Returns the final position.
 pub fn replay(fen: &str, moves: &[String]) -> Chess {
     let mut p = pos(fen);
     for (i, m) in moves.iter().enumerate() {
-        let mv = m
-            .parse::<UciMove>()
-            .unwrap()
-            .to_move(&p)
-            .unwrap_or_else(|_| panic!("{fen}: illegal {m} at ply {i}"));
+        let mv = m.parse::<UciMove>().unwrap().to_move(&p).unwrap_or_else(|_| panic!("{fen}: illegal {m} at ply {i}"));
         p.play_unchecked(mv);
     }
     p
@@ -171,13 +156,6 @@ pub fn replay(fen: &str, moves: &[String]) -> Chess {
 
 /// Asserts that `moves` from `fen` is a mating line of exactly `plies` plies.
 pub fn assert_mating_line(fen: &str, moves: &[String], plies: usize) {
-    assert_eq!(
-        moves.len(),
-        plies,
-        "{fen}: line {moves:?} should have {plies} plies"
-    );
-    assert!(
-        replay(fen, moves).is_checkmate(),
-        "{fen}: line {moves:?} does not end in checkmate"
-    );
+    assert_eq!(moves.len(), plies, "{fen}: line {moves:?} should have {plies} plies");
+    assert!(replay(fen, moves).is_checkmate(), "{fen}: line {moves:?} does not end in checkmate");
 }
