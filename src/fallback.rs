@@ -39,7 +39,7 @@ struct Fallback {
 impl Fallback {
     fn time_up(&mut self) -> bool {
         self.nodes += 1;
-        if self.nodes % 1024 == 0 && Instant::now() >= self.deadline {
+        if self.nodes.is_multiple_of(1024) && Instant::now() >= self.deadline {
             self.out_of_time = true;
         }
         self.out_of_time

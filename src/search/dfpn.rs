@@ -152,14 +152,14 @@ impl<'a> Solver<'a> {
         restricted: bool,
     ) -> Verdict {
         let or = node.pos.turn() == self.attacker;
-        if !restricted || self.root_moves.is_none() {
-            if let Some(v) = self.lookup(node, bound) {
-                if v.is_proven() {
-                    return Verdict::Proven(v.proof);
-                }
-                if v.is_disproven() {
-                    return Verdict::Disproven(v.disproof);
-                }
+        if (!restricted || self.root_moves.is_none())
+            && let Some(v) = self.lookup(node, bound)
+        {
+            if v.is_proven() {
+                return Verdict::Proven(v.proof);
+            }
+            if v.is_disproven() {
+                return Verdict::Disproven(v.disproof);
             }
         }
         self.monitor.begin(budget, ignore_hard);
@@ -320,7 +320,7 @@ impl<'a> Solver<'a> {
             let mut disproof = DISPROOF_NEVER;
             for c in children {
                 pn = pn.min(c.value.pn);
-                dn = dn.add(c.value.dn);
+                dn = dn + c.value.dn;
                 if c.value.is_proven() {
                     proof = proof.min(c.value.proof);
                 }
@@ -339,7 +339,7 @@ impl<'a> Solver<'a> {
             let mut proof: Plies = 0;
             let mut disproof: i16 = -1;
             for c in children {
-                pn = pn.add(c.value.pn);
+                pn = pn + c.value.pn;
                 dn = dn.min(c.value.dn);
                 proof = proof.max(c.value.proof);
                 if c.value.is_disproven() {
@@ -426,9 +426,9 @@ impl<'a> Solver<'a> {
                 }
                 let c = children[best];
                 let (child_th_pn, child_th_dn) = if or {
-                    (PnDn::epsilon_threshold(th_pn, second), th_dn.sub(v.dn.sub(c.value.dn)))
+                    (PnDn::epsilon_threshold(th_pn, second), th_dn - (v.dn - c.value.dn))
                 } else {
-                    (th_pn.sub(v.pn.sub(c.value.pn)), PnDn::epsilon_threshold(th_dn, second))
+                    (th_pn - (v.pn - c.value.pn), PnDn::epsilon_threshold(th_dn, second))
                 };
                 let child = node.play(c.mv);
                 let cv = self.mid(&child, r - 1, !or, child_th_pn, child_th_dn, ply + 1, false);

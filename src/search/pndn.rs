@@ -22,22 +22,6 @@ impl PnDn {
     /// makes a sum infinite.
     pub const MAX_FINITE: PnDn = PnDn((1 << 30) - 1);
 
-    /// Saturating sum: infinite if either side is, else clamped at [`PnDn::MAX_FINITE`].
-    #[inline]
-    pub fn add(self, other: PnDn) -> PnDn {
-        if self.is_infinite() || other.is_infinite() {
-            Self::INFINITE
-        } else {
-            PnDn((self.0 + other.0).min(Self::MAX_FINITE.0))
-        }
-    }
-
-    /// Saturating difference (never below zero); `INFINITE - x` stays `INFINITE`.
-    #[inline]
-    pub fn sub(self, other: PnDn) -> PnDn {
-        if self == Self::INFINITE { self } else { PnDn(self.0.saturating_sub(other.0)) }
-    }
-
     /// True for zero.
     #[inline]
     pub fn is_zero(self) -> bool {
@@ -59,6 +43,30 @@ impl PnDn {
     pub fn epsilon_threshold(th: PnDn, second: PnDn) -> PnDn {
         let grown = second.0.saturating_add(second.0.div_ceil(2)).max(second.0 + 1);
         PnDn(grown.min(th.0).min(Self::INFINITE.0))
+    }
+}
+
+impl std::ops::Add for PnDn {
+    type Output = PnDn;
+
+    /// Saturating sum: infinite if either side is, else clamped at [`PnDn::MAX_FINITE`].
+    #[inline]
+    fn add(self, other: PnDn) -> PnDn {
+        if self.is_infinite() || other.is_infinite() {
+            PnDn::INFINITE
+        } else {
+            PnDn((self.0 + other.0).min(PnDn::MAX_FINITE.0))
+        }
+    }
+}
+
+impl std::ops::Sub for PnDn {
+    type Output = PnDn;
+
+    /// Saturating difference (never below zero); `INFINITE - x` stays `INFINITE`.
+    #[inline]
+    fn sub(self, other: PnDn) -> PnDn {
+        if self.is_infinite() { self } else { PnDn(self.0.saturating_sub(other.0)) }
     }
 }
 
@@ -140,11 +148,11 @@ mod tests {
 
     #[test]
     fn saturating_ops() {
-        assert_eq!(PnDn::INFINITE.add(PnDn(5)), PnDn::INFINITE);
-        assert_eq!(PnDn(3).add(PnDn(4)), PnDn(7));
-        assert_eq!(PnDn::MAX_FINITE.add(PnDn(4)), PnDn::MAX_FINITE);
-        assert_eq!(PnDn::INFINITE.sub(PnDn(5)), PnDn::INFINITE);
-        assert_eq!(PnDn(3).sub(PnDn(5)), PnDn::ZERO);
+        assert_eq!(PnDn::INFINITE + PnDn(5), PnDn::INFINITE);
+        assert_eq!(PnDn(3) + PnDn(4), PnDn(7));
+        assert_eq!(PnDn::MAX_FINITE + PnDn(4), PnDn::MAX_FINITE);
+        assert_eq!(PnDn::INFINITE - PnDn(5), PnDn::INFINITE);
+        assert_eq!(PnDn(3) - PnDn(5), PnDn::ZERO);
     }
 
     #[test]
