@@ -17,7 +17,12 @@ pub fn parse_fen(text: &str) -> Result<Chess, SetupError> {
         return Err(SetupError::Fen { fen: text.to_string(), reason: format!("{} fields, want 4 to 6", fields.len()) });
     }
     let fen: Fen = text.parse().map_err(|e| SetupError::Fen { fen: text.to_string(), reason: format!("{e}") })?;
+    // Checks no game could produce (e.g. a pawn and a knight both checking) are harmless
+    // to the search and common in composed and generated positions: accepted. Everything
+    // else (missing kings, the side not to move in check, pawns on the back rank, ...) is
+    // rejected.
     fen.into_position(CastlingMode::Standard)
+        .or_else(shakmaty::PositionError::ignore_impossible_check)
         .map_err(|e| SetupError::Illegal { fen: text.to_string(), reason: format!("{e}") })
 }
 
@@ -83,6 +88,11 @@ mod tests {
         assert_eq!(to_fen(&p), "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
         let p = parse_fen("4k3/8/8/8/8/8/8/4K2R w K -").unwrap();
         assert_eq!(p.halfmoves(), 0);
+    }
+
+    #[test]
+    fn accepts_impossible_checks() {
+        assert!(parse_fen("4k3/8/8/6N1/8/1B1Bpn2/3K4/b7 w - - 0 1").is_ok());
     }
 
     #[test]

@@ -30,9 +30,11 @@ SF = "/usr/games/stockfish"
 
 
 def pn_solve(fen, mate, secs):
-    out = subprocess.run([PNMATE, "solve", fen, "--mate", str(mate), "--time", str(secs), "--json"],
-                         capture_output=True, text=True, check=True).stdout
-    return json.loads(out)
+    run = subprocess.run([PNMATE, "solve", fen, "--mate", str(mate), "--time", str(secs), "--json"],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        return {"result": "error"}
+    return json.loads(run.stdout)
 
 
 def random_position(rng, attacker_pool, defender_pool, n_att, n_def, stm_attacks=True):
@@ -76,15 +78,16 @@ def main():
     #    come from mixed material; long ones mostly from K+major-piece endings.
     mates, mated = {}, {}
     mixed = ([Q, R, R, B, B, N, N, P, P], [P, P, P, N, B, R], (1, 4), (0, 3))
-    majors = ([Q, R, B, N, P], [P, N, B], (1, 2), (0, 1))
+    lone = ([Q, R, R, Q], [P, N, B], (1, 1), (0, 1))
     tries = 0
     while sum(min(len(v), PER_LENGTH) for v in mates.values()) < 10 * PER_LENGTH and tries < 200000:
         tries += 1
-        pools = mixed if tries % 2 else majors
+        short_done = all(len(mates.get(m, [])) >= PER_LENGTH for m in range(1, 7))
+        pools = lone if short_done else mixed
         b = random_position(rng, *pools)
         if b is None:
             continue
-        r = pn_solve(b.fen(), 10, 0.3)
+        r = pn_solve(b.fen(), 10, 2 if short_done else 0.3)
         if r["result"] != "mate" or not r["exact"]:
             continue
         M = r["moves"]
