@@ -241,6 +241,14 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     if let Some((i, n)) = shard {
         entries = entries.into_iter().skip(i).step_by(n).collect();
     }
+    if mode == MateMode::Bm && time.is_none() && args.nodes.is_none() {
+        // Without a bm and without a limit the search would never end.
+        let before = entries.len();
+        entries.retain(|e| e.bm.is_some());
+        if entries.len() < before {
+            eprintln!("skipped {} positions without bm: give --time or --nodes to search them", before - entries.len());
+        }
+    }
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let settings = RunSettings { limits: SolveLimits { nodes: args.nodes, time }, hash: args.hash, jobs };
     let bound_of = move |e: &pnmate::epd::EpdEntry| match mode {

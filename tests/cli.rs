@@ -73,3 +73,132 @@ fn solve_rejects_bad_input_with_status_2() {
         assert!(!err.contains("panicked"));
     }
 }
+
+fn suite_path(name: &str) -> String {
+    format!("{}/epd/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn count_positions(path: &str) -> usize {
+    std::fs::read_to_string(path).unwrap().lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).count()
+}
+
+fn summary_value(out: &str, key: &str) -> usize {
+    out.lines()
+        .find_map(|l| l.strip_prefix(key).map(|v| v.split_whitespace().next().unwrap().parse().unwrap()))
+        .unwrap_or_else(|| panic!("no '{key}' in {out}"))
+}
+
+#[test]
+fn epd_runs_a_suite_end_to_end() {
+    let path = suite_path("mated.epd");
+    let n = count_positions(&path);
+    let dir = std::env::temp_dir().join(format!("pnmate-epd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("r.json");
+    let out_epd = dir.join("solved.epd");
+    let (code, out, err) = pnmate(&[
+        "epd",
+        &path,
+        "--mate",
+        "bm",
+        "--jobs",
+        "2",
+        "--hash",
+        "8",
+        "--json",
+        json.to_str().unwrap(),
+        "--out",
+        out_epd.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(summary_value(&out, "positions"), n);
+    assert_eq!(summary_value(&out, "found"), n);
+    assert_eq!(summary_value(&out, "best"), n);
+    assert_eq!(summary_value(&out, "wrong"), 0);
+    assert_eq!(summary_value(&out, "bad line"), 0);
+    assert!(out.contains("#1-#5"), "{out}");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(rows.len(), n);
+    assert!(rows.iter().all(|r| r["verdict"] == "best" && r["moves"] == r["bm"]));
+    let solved = std::fs::read_to_string(&out_epd).unwrap();
+    assert_eq!(solved.lines().count(), n);
+    assert!(solved.lines().all(|l| l.contains(" bm #-") && l.contains("; PV: ")));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn epd_reports_malformed_lines_and_goes_on() {
+    let dir = std::env::temp_dir().join(format!("pnmate-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mixed.epd");
+    std::fs::write(
+        &file,
+        "# a comment\n\n6k1/5ppp/8/8/8/8/8/R5K1 w - - bm #1;\nthis is not a position\n8/8/8/8/8/8/8/8 w - - bm #1;\n6k1/5ppp/8/8/8/8/8/R5K1 w - - bm #x;\n",
+    )
+    .unwrap();
+    let (code, out, err) = pnmate(&["epd", file.to_str().unwrap(), "--mate", "bm"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(summary_value(&out, "positions"), 1);
+    assert_eq!(summary_value(&out, "best"), 1);
+    for line in [4, 5, 6] {
+        assert!(err.contains(&format!("mixed.epd:{line}: skipped")), "line {line} not reported: {err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn epd_wrong_claims_exit_with_status_1() {
+    // A suite that says "mated" where the side to move mates: the verified mate has the
+    // wrong sign, so the claim is judged wrong against the suite.
+    let dir = std::env::temp_dir().join(format!("pnmate-wrong-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("w.epd");
+    std::fs::write(&file, "6k1/5ppp/8/8/8/8/8/R5K1 w - - bm #-1;\n").unwrap();
+    let (code, out, _) = pnmate(&["epd", file.to_str().unwrap(), "--nodes", "10000"]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(summary_value(&out, "wrong"), 1);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn epd_shards_partition_a_suite_exactly() {
+    let path = suite_path("mates.epd");
+    let dir = std::env::temp_dir().join(format!("pnmate-shard-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut seen = Vec::new();
+    for i in 0..3 {
+        let json = dir.join(format!("s{i}.json"));
+        let shard = format!("{i}/3");
+        let (code, _, err) =
+            pnmate(&["epd", &path, "--nodes", "1", "--shard", &shard, "--json", json.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        let rows: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        seen.extend(rows.into_iter().map(|r| r["fen"].as_str().unwrap().to_string()));
+    }
+    let all: Vec<String> = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| l.split(" bm ").next().unwrap().to_string())
+        .collect();
+    let mut sorted_seen = seen.clone();
+    sorted_seen.sort();
+    let mut sorted_all = all.clone();
+    sorted_all.sort();
+    assert_eq!(sorted_seen, sorted_all, "shards must cover every position exactly once");
+    for bad in ["3/3", "1/0", "x", "1/2/3"] {
+        let (code, _, _) = pnmate(&["epd", &path, "--nodes", "1", "--shard", bad]);
+        assert_eq!(code, 2, "--shard {bad}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bench_prints_nodes_and_nps() {
+    let (code, out, _) = pnmate(&["bench", "--nodes", "20000"]);
+    assert_eq!(code, 0);
+    let words: Vec<&str> = out.split_whitespace().collect();
+    assert_eq!(words.len(), 4, "{out}");
+    assert_eq!((words[1], words[3]), ("nodes", "nps"));
+    assert!(words[0].parse::<u64>().unwrap() > 0);
+}

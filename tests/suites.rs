@@ -149,3 +149,25 @@ fn events_report_each_shorter_mate_and_the_last_is_the_outcome() {
     assert_eq!(last_pv.as_slice(), outcome.pv());
     assert_eq!(Some(*last_moves), e.bm);
 }
+
+#[test]
+fn fifty_move_rule_is_the_defenders_claim() {
+    use pnmate::position::parse_fen;
+    let mut tt = Table::new(1);
+    let mut solve_fen = |fen: &str, mate: u32| {
+        tt.clear();
+        let pos = parse_fen(fen).unwrap();
+        let params = Params { mate: Some(mate), ..Params::default() };
+        let (outcome, _) = solve(&pos, params, SolveLimits::default(), &mut tt, &mut |_| {});
+        if let Outcome::Mate { moves, ref pv, .. } = outcome {
+            verify_line(&pos, pv, moves as i32, &[]).unwrap();
+        }
+        outcome
+    };
+    // Mate in one at clock 100: the defender never has a turn to claim on.
+    assert!(matches!(solve_fen("k7/8/1K6/8/8/8/8/7R w - - 100 80", 3), Outcome::Mate { moves: 1, .. }));
+    // Mate in two from clock 98: Black, to move at clock 99 with a non-zeroing move, claims.
+    assert_eq!(solve_fen("k7/8/2K5/8/8/8/8/7R w - - 98 80", 2), Outcome::NoMate { moves: 2 });
+    // The same at clock 0 is a mate in two (1. Kb6 Kb8 2. Rh8#).
+    assert!(matches!(solve_fen("k7/8/2K5/8/8/8/8/7R w - - 0 80", 2), Outcome::Mate { moves: 2, exact: true, .. }));
+}

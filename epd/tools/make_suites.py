@@ -80,9 +80,12 @@ def main():
     mixed = ([Q, R, R, B, B, N, N, P, P], [P, P, P, N, B, R], (1, 4), (0, 3))
     lone = ([Q, R, R, Q], [P, N, B], (1, 1), (0, 1))
     tries = 0
-    while sum(min(len(v), PER_LENGTH) for v in mates.values()) < 10 * PER_LENGTH and tries < 200000:
+    def want(m):
+        return PER_LENGTH if m <= 8 else PER_LENGTH // 2
+
+    while any(len(mates.get(m, [])) < want(m) for m in range(1, 11)) and tries < 200000:
         tries += 1
-        short_done = all(len(mates.get(m, [])) >= PER_LENGTH for m in range(1, 7))
+        short_done = all(len(mates.get(m, [])) >= want(m) for m in range(1, 7))
         pools = lone if short_done else mixed
         b = random_position(rng, *pools)
         if b is None:
@@ -91,9 +94,9 @@ def main():
         if r["result"] != "mate" or not r["exact"]:
             continue
         M = r["moves"]
-        if len(mates.get(M, [])) >= PER_LENGTH:
+        if len(mates.get(M, [])) >= want(M):
             continue
-        if sf_mate(sf, b, mate=M, time=3) != M:
+        if sf_mate(sf, b, mate=M, time=3 if M < 8 else 15) != M:
             log(f"stockfish disagrees on {b.fen()} (pnmate mate {M}): skipped")
             continue
         color = "white" if b.turn == chess.WHITE else "black"
@@ -113,7 +116,7 @@ def main():
         f.write("\n".join(header("Mates in 1..10 for the side to move, both colours",
                                  "pnmate proves the mate shortest; Stockfish 15.1 `go mate M` reports the same mate.")))
         for M in sorted(mates):
-            f.write("\n".join(mates[M][:PER_LENGTH]) + "\n")
+            f.write("\n".join(mates[M]) + "\n")
     with open("epd/mated.epd", "w") as f:
         f.write("\n".join(header("The side to move is mated in 1..9 (twins of mates.epd after the first PV move)",
                                  "pnmate proves the longest defence; Stockfish 15.1 depth 20 reports mate -M.")))

@@ -210,7 +210,9 @@ impl<'a> Solver<'a> {
     /// without a search (terminal, or a mate in one found while expanding).
     fn expand_or(&mut self, node: &Node, r: Plies, restrict: bool, children: &mut Vec<Child>) -> Result<(), Decided> {
         let moves = self.node_moves(node, restrict);
-        if moves.is_empty() || node.clock() >= 100 || cannot_mate(&node.pos, self.attacker) {
+        // The 50-move rule is the defender's claim, made on its own turn (see expand_and);
+        // at the attacker's turn only the automatic 75-move draw ends the game.
+        if moves.is_empty() || node.clock() >= 150 || cannot_mate(&node.pos, self.attacker) {
             return Err((Value::disproven(DISPROOF_NEVER), 0));
         }
         if r == 0 {

@@ -45,8 +45,9 @@ const FAR_RUNGS: usize = 2;
 /// Node budget of the first alternating round; doubled each round.
 const FIRST_ROUND_BUDGET: u64 = 20_000;
 
-/// Nodes the line builder may spend on one line.
-const LINE_BUDGET: u64 = 2_000_000;
+/// Nodes the line builder may spend on one line (it ignores stop and deadline, so this
+/// bounds how late a line found at the deadline can come: well under half a second).
+const LINE_BUDGET: u64 = 500_000;
 
 /// What the caller asks.
 #[derive(Clone, Debug, Default)]

@@ -15,7 +15,7 @@ use super::node::{Node, can_claim_fifty, decode_move};
 use super::pndn::Plies;
 
 /// Nodes one re-proof inside the builder may spend.
-const PER_CALL_BUDGET: u64 = 200_000;
+const PER_CALL_BUDGET: u64 = 100_000;
 
 /// Builds forced lines with a bounded total node budget; ignores stop and deadline so a
 /// proven mate can still be printed after `stop`.
@@ -253,6 +253,13 @@ mod tests {
         assert_eq!(verify_line(&p, &not_mate, 1, &[]), Err(LineError::NotMate));
         let black = pos("6k1/5ppp/8/8/8/8/8/R5K1 b - - 0 1");
         assert_eq!(verify_line(&black, &line, 1, &[]), Err(LineError::Illegal(0)));
+    }
+
+    #[test]
+    fn a_mate_in_one_at_clock_100_stands() {
+        // The defender never gets a turn on which to claim.
+        let p = pos("k7/8/1K6/8/8/8/8/7R w - - 100 80");
+        assert_eq!(verify_line(&p, &moves(&p, "h1h8"), 1, &[]), Ok(()));
     }
 
     #[test]
