@@ -112,12 +112,20 @@ fn advise_huge_pages(ptr: *mut u8, len: usize) {
 pub struct Table {
     buckets: Vec<Bucket>,
     generation: u8,
+    /// Buckets that received an entry since the last clear, while few: clearing after a
+    /// small search then resets only these instead of the whole table.
+    dirty: Vec<u32>,
+    /// More buckets than `dirty` holds were written: the next clear resets everything.
+    dirty_overflow: bool,
 }
+
+/// How many written buckets are remembered for a cheap clear.
+const DIRTY_CAP: usize = 1 << 16;
 
 impl Table {
     /// A table of about `mb` megabytes (at least one bucket).
     pub fn new(mb: usize) -> Table {
-        let mut t = Table { buckets: Vec::new(), generation: 1 };
+        let mut t = Table { buckets: Vec::new(), generation: 1, dirty: Vec::new(), dirty_overflow: false };
         t.resize(mb);
         t
     }
@@ -131,12 +139,22 @@ impl Table {
         advise_huge_pages(buckets.as_mut_ptr() as *mut u8, n * std::mem::size_of::<Bucket>());
         buckets.resize(n, Bucket([Entry::EMPTY; BUCKET]));
         self.buckets = buckets;
+        self.dirty.clear();
+        self.dirty_overflow = false;
         self.generation = 1;
     }
 
     /// Forgets everything, keeping the size.
     pub fn clear(&mut self) {
-        self.buckets.fill(Bucket([Entry::EMPTY; BUCKET]));
+        if self.dirty_overflow {
+            self.buckets.fill(Bucket([Entry::EMPTY; BUCKET]));
+        } else {
+            for &b in &self.dirty {
+                self.buckets[b as usize] = Bucket([Entry::EMPTY; BUCKET]);
+            }
+        }
+        self.dirty.clear();
+        self.dirty_overflow = false;
         self.generation = 1;
     }
 
@@ -205,6 +223,13 @@ impl Table {
             Some(i) => i,
             None => {
                 let victim = (0..BUCKET).min_by_key(|&i| Self::keep_value(&bucket[i], generation)).unwrap_or(0);
+                if bucket[victim].is_empty() {
+                    if self.dirty.len() < DIRTY_CAP {
+                        self.dirty.push(b as u32);
+                    } else {
+                        self.dirty_overflow = true;
+                    }
+                }
                 bucket[victim] = Entry::new(key);
                 victim
             }
@@ -293,6 +318,22 @@ mod tests {
         t.store(7, 3, 5, 5, NO_PROOF, -1, 1, 0);
         t.store(8, 3, 5, 5, NO_PROOF, -1, 1, 0);
         assert!(t.probe(1).is_none(), "an old generation's entry goes first, even solved");
+    }
+
+    #[test]
+    fn clear_forgets_everything_cheaply_or_fully() {
+        let mut t = Table::new(8);
+        for k in 1..100u64 {
+            t.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), 1, 1, 1, NO_PROOF, -1, 1, 0);
+        }
+        t.clear();
+        assert!(t.buckets.iter().flat_map(|b| b.0.iter()).all(|e| e.is_empty()), "cheap clear");
+        for k in 1..(DIRTY_CAP as u64 * 4) {
+            t.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), 1, 1, 1, NO_PROOF, -1, 1, 0);
+        }
+        assert!(t.dirty_overflow);
+        t.clear();
+        assert!(t.buckets.iter().flat_map(|b| b.0.iter()).all(|e| e.is_empty()), "full clear");
     }
 
     #[test]
