@@ -242,9 +242,7 @@ impl<'a> Solver<'a> {
                 2
             };
             c.probed = c.class < 2;
-            if c.probed {
-                self.tt.prefetch(c.key);
-            }
+            self.tt.prefetch(c.key);
         }
         for c in children.iter_mut() {
             if !c.probed {
@@ -320,67 +318,66 @@ impl<'a> Solver<'a> {
         Ok(())
     }
 
-    /// Combines the children's values into the node's.
-    fn aggregate(or: bool, children: &[Child]) -> Value {
-        if or {
-            let mut pn = PnDn::INFINITE;
+    /// Combines the children's values into the node's, and picks the child to search
+    /// next with the second-best value on the deciding side (one pass over the children).
+    fn evaluate(or: bool, children: &[Child]) -> (Value, usize, PnDn) {
+        let mut best = 0;
+        let mut best_v = PnDn::INFINITE;
+        let mut second = PnDn::INFINITE;
+        let value = if or {
             let mut dn = PnDn::ZERO;
             let mut proof = NO_PROOF;
             let mut disproof = DISPROOF_NEVER;
-            for c in children {
-                pn = pn.min(c.value.pn);
-                dn = dn + c.value.dn;
-                if c.value.is_proven() {
-                    proof = proof.min(c.value.proof);
+            for (i, c) in children.iter().enumerate() {
+                let v = c.value;
+                if v.pn < best_v {
+                    second = best_v;
+                    best_v = v.pn;
+                    best = i;
+                } else if v.pn < second {
+                    second = v.pn;
                 }
-                disproof = disproof.min(c.value.disproof);
+                dn = dn + v.dn;
+                if v.is_proven() {
+                    proof = proof.min(v.proof);
+                }
+                disproof = disproof.min(v.disproof);
             }
-            if pn.is_zero() {
+            if best_v.is_zero() {
                 Value::proven(proof.saturating_add(1))
             } else if dn.is_zero() {
                 Value::disproven(disproof.saturating_add(1))
             } else {
-                Value::open(pn, dn)
+                Value::open(best_v, dn)
             }
         } else {
             let mut pn = PnDn::ZERO;
-            let mut dn = PnDn::INFINITE;
             let mut proof: Plies = 0;
             let mut disproof: i16 = -1;
-            for c in children {
-                pn = pn + c.value.pn;
-                dn = dn.min(c.value.dn);
-                proof = proof.max(c.value.proof);
-                if c.value.is_disproven() {
-                    disproof = disproof.max(c.value.disproof);
+            for (i, c) in children.iter().enumerate() {
+                let v = c.value;
+                if v.dn < best_v {
+                    second = best_v;
+                    best_v = v.dn;
+                    best = i;
+                } else if v.dn < second {
+                    second = v.dn;
+                }
+                pn = pn + v.pn;
+                proof = proof.max(v.proof);
+                if v.is_disproven() {
+                    disproof = disproof.max(v.disproof);
                 }
             }
-            if dn.is_zero() {
+            if best_v.is_zero() {
                 Value::disproven(disproof.saturating_add(1))
             } else if pn.is_zero() {
                 Value::proven(proof.saturating_add(1))
             } else {
-                Value::open(pn, dn)
+                Value::open(pn, best_v)
             }
-        }
-    }
-
-    /// The child to search next and the second-best value on the deciding side.
-    fn select(or: bool, children: &[Child]) -> (usize, PnDn) {
-        let mut best = 0;
-        let mut best_v = PnDn::INFINITE;
-        let mut second = PnDn::INFINITE;
-        for (i, c) in children.iter().enumerate() {
-            let v = if or { c.value.pn } else { c.value.dn };
-            if v < best_v {
-                second = best_v;
-                best_v = v;
-                best = i;
-            } else if v < second {
-                second = v;
-            }
-        }
-        (best, second)
+        };
+        (value, best, second)
     }
 
     /// The move to remember for a node: the shortest proven mate at a proven OR node, the
@@ -396,7 +393,7 @@ impl<'a> Solver<'a> {
         } else if v.is_disproven() {
             if or { None } else { children.iter().filter(|c| c.value.is_disproven()).max_by_key(|c| c.value.disproof) }
         } else {
-            children.get(Self::select(or, children).0)
+            children.get(Self::evaluate(or, children).1)
         };
         pick.map_or(0, |c| encode_move(c.mv))
     }
@@ -421,11 +418,10 @@ impl<'a> Solver<'a> {
         let (value, best) = match expanded {
             Err(decided) => decided,
             Ok(()) => loop {
-                let v = Self::aggregate(or, &children);
+                let (v, best, second) = Self::evaluate(or, &children);
                 if v.is_proven() || v.is_disproven() || v.pn >= th_pn || v.dn >= th_dn || self.monitor.aborted() {
                     break (v, Self::best_move(or, &v, &children));
                 }
-                let (best, second) = Self::select(or, &children);
                 if !children[best].probed {
                     children[best].probed = true;
                     if let Some(known) = self.known(children[best].key, r - 1) {
