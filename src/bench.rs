@@ -15,9 +15,23 @@ pub const DEFAULT_NODES: u64 = 400_000;
 /// Table size used by the bench (MB).
 pub const BENCH_HASH_MB: usize = 16;
 
-/// The bench positions: mates of several lengths for both sides, a mated side, long
-/// endgames and positions without a short mate. All come from the project's own suites.
-pub const POSITIONS: &[&str] = &[];
+/// The bench positions, from the project's own suites (epd/mates.epd: mates in 4 to 10
+/// for both colours, with mixed material and in rook and queen endings) and a mated
+/// side (KRvK, mated in 8).
+pub const POSITIONS: &[&str] = &[
+    "8/N2p4/1R6/3k4/1P6/5r2/5Q2/1K6 w - - 0 1",
+    "2Q4n/2K5/p5k1/8/6P1/1P6/4B3/8 w - - 0 1",
+    "8/8/8/8/b1k4p/2r5/K7/1B2b3 b - - 0 1",
+    "2k5/8/1R1P4/6N1/4r3/3KP3/8/8 w - - 0 1",
+    "1K5B/p7/3P4/8/8/2B5/kp6/7R w - - 0 1",
+    "8/7r/8/8/6Bq/8/5BK1/k7 b - - 0 1",
+    "2k5/6P1/8/3BK3/8/5B2/8/3N4 w - - 0 1",
+    "1K6/7r/6k1/P7/r1n5/7B/8/8 b - - 0 1",
+    "8/8/6K1/8/8/3r2k1/8/8 b - - 0 1",
+    "4K3/8/8/6Q1/8/2k5/8/8 w - - 0 1",
+    "3k4/8/8/8/8/8/5KR1/8 w - - 0 1",
+    "8/6k1/8/8/5R2/8/4K3/8 b - - 1 1",
+];
 
 /// Result of a bench run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,4 +62,19 @@ pub fn run(nodes: u64) -> BenchResult {
         total += stats.nodes;
     }
     BenchResult { nodes: total, time: started.elapsed() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bench signature: the node total of `pnmate bench`. A change of search
+    /// behaviour changes it; update it here and say `Bench: <nodes>` in the commit.
+    const BENCH_NODES: u64 = 3_316_298;
+
+    #[test]
+    fn bench_node_count_is_pinned() {
+        let first = run(DEFAULT_NODES);
+        assert_eq!(first.nodes, BENCH_NODES, "bench signature changed");
+    }
 }

@@ -134,18 +134,18 @@ mod tests {
 
     #[test]
     fn parses_format_variants() {
-        let e = parse_line("5K2/8/2qk4/2nPp3/3r4/6B1/B7/3R4 w - e6 bm #1; ep; 00:00;").unwrap().unwrap();
+        let e = parse_line("6k1/5ppp/8/8/8/8/8/R5K1 w - - bm #1; ep; 00:00;").unwrap().unwrap();
         assert_eq!(e.bm, Some(1));
-        assert_eq!(e.fen, "5K2/8/2qk4/2nPp3/3r4/6B1/B7/3R4 w - e6");
-        let e = parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - 3 40 bm #-4; PV: g7h6 e6f5; id \"krk 7\";").unwrap().unwrap();
-        assert_eq!(e.bm, Some(-4));
-        assert_eq!(e.pv.as_deref(), Some("g7h6 e6f5"));
+        assert_eq!(e.fen, "6k1/5ppp/8/8/8/8/8/R5K1 w - -");
+        let e = parse_line("8/6k1/8/8/5R2/8/4K3/8 b - - 3 40 bm #-8; PV: g7h8 f4g4; id \"krk 7\";").unwrap().unwrap();
+        assert_eq!(e.bm, Some(-8));
+        assert_eq!(e.pv.as_deref(), Some("g7h8 f4g4"));
         assert_eq!(e.id.as_deref(), Some("krk 7"));
-        assert_eq!(e.fen, "8/6k1/4K3/8/8/8/8/6R1 b - - 3 40");
-        let e = parse_line("8/6k1/4K3/8/8/8/8/6R1 b - -").unwrap().unwrap();
+        assert_eq!(e.fen, "8/6k1/8/8/5R2/8/4K3/8 b - - 3 40");
+        let e = parse_line("8/6k1/8/8/5R2/8/4K3/8 b - -").unwrap().unwrap();
         assert_eq!(e.bm, None);
-        let e = parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - id \"x\"; bm #-4;").unwrap().unwrap();
-        assert_eq!(e.bm, Some(-4));
+        let e = parse_line("8/6k1/8/8/5R2/8/4K3/8 b - - id \"x\"; bm #-8;").unwrap().unwrap();
+        assert_eq!(e.bm, Some(-8));
         assert!(parse_line("").unwrap().is_none());
         assert!(parse_line("   # comment").unwrap().is_none());
     }
@@ -154,9 +154,9 @@ mod tests {
     fn rejects_malformed_lines() {
         assert_eq!(parse_line("hello").unwrap_err(), EpdError::NoFen);
         assert!(matches!(parse_line("8/8/8/8/8/8/8/8 w - - bm #1;"), Err(EpdError::Setup(_))));
-        assert!(matches!(parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - bm #x;"), Err(EpdError::BadBm(_))));
-        assert!(matches!(parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - bm #0;"), Err(EpdError::BadBm(_))));
-        assert!(matches!(parse_line("8/6k1/4K3/8/8/8/8/6R1 b - - bm 4;"), Err(EpdError::BadBm(_))));
+        assert!(matches!(parse_line("8/6k1/8/8/5R2/8/4K3/8 b - - bm #x;"), Err(EpdError::BadBm(_))));
+        assert!(matches!(parse_line("8/6k1/8/8/5R2/8/4K3/8 b - - bm #0;"), Err(EpdError::BadBm(_))));
+        assert!(matches!(parse_line("8/6k1/8/8/5R2/8/4K3/8 b - - bm 4;"), Err(EpdError::BadBm(_))));
     }
 
     #[test]

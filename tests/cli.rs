@@ -13,11 +13,11 @@ fn pnmate(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn solve_prints_the_verdict_and_the_line() {
-    let (code, out, _) = pnmate(&["solve", "2brrb2/8/p7/7Q/1p1kpPp1/1P1pN1K1/3P4/8 w - -", "--mate", "3"]);
+    let (code, out, _) = pnmate(&["solve", "8/1R6/8/4k3/1K4B1/2N4Q/8/8 w - -", "--mate", "3"]);
     assert_eq!(code, 0);
     assert!(out.contains("result  mate in 2 (proven shortest)"), "{out}");
-    assert!(out.contains("pv      h5a5 "), "{out}");
-    assert!(out.contains("san     1. Qa5 "), "{out}");
+    assert!(out.contains("pv      h3f3 "), "{out}");
+    assert!(out.contains("san     1. Qf3 Kd6 2. Qd5#"), "{out}");
     for key in ["nodes   ", "time    ", "nps     "] {
         assert!(out.contains(key), "{out}");
     }
@@ -25,14 +25,14 @@ fn solve_prints_the_verdict_and_the_line() {
 
 #[test]
 fn solve_json_has_the_documented_fields() {
-    let (code, out, _) = pnmate(&["solve", "8/6k1/4K3/8/8/8/8/6R1 b - -", "--json", "--hash", "8"]);
+    let (code, out, _) = pnmate(&["solve", "8/6k1/8/8/5R2/8/4K3/8 b - - 1 1", "--json", "--hash", "8"]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["result"], "mated");
-    assert_eq!(v["moves"], -4);
+    assert_eq!(v["moves"], -8);
     assert_eq!(v["exact"], true);
-    assert_eq!(v["pv"].as_array().unwrap().len(), 8);
-    assert_eq!(v["fen"], "8/6k1/4K3/8/8/8/8/6R1 b - - 0 1");
+    assert_eq!(v["pv"].as_array().unwrap().len(), 16);
+    assert_eq!(v["fen"], "8/6k1/8/8/5R2/8/4K3/8 b - - 1 1");
     assert!(v["nodes"].as_u64().unwrap() > 0);
     assert!(v["time_ms"].is_u64());
     let (_, out, _) = pnmate(&["solve", "8/8/4k3/8/8/2B5/8/4K3 w - -", "--mate", "4", "--json"]);
@@ -40,7 +40,7 @@ fn solve_json_has_the_documented_fields() {
     assert_eq!(v["result"], "nomate");
     assert_eq!(v["within"], 4);
     assert_eq!(v["pv"].as_array().unwrap().len(), 0);
-    let (_, out, _) = pnmate(&["solve", "8/8/p7/8/K7/8/6R1/7k w - -", "--nodes", "50", "--json"]);
+    let (_, out, _) = pnmate(&["solve", "8/6k1/8/8/7R/8/4K3/8 w - -", "--nodes", "50", "--json"]);
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["result"], "unknown");
 }

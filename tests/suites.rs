@@ -17,8 +17,10 @@ fn suite(name: &str) -> Vec<(String, pnmate::epd::EpdEntry)> {
         .collect()
 }
 
+/// The `nm N` operation ("no mate within N moves") of an EPD line.
 fn no_mate_bound(line: &str) -> Option<u32> {
-    line.split(';').find_map(|op| op.trim().strip_prefix("nm ").and_then(|n| n.trim().parse().ok()))
+    let words: Vec<&str> = line.split(|c: char| c.is_whitespace() || c == ';').filter(|w| !w.is_empty()).collect();
+    words.windows(2).find(|w| w[0] == "nm").and_then(|w| w[1].parse().ok())
 }
 
 /// Solves every mate of a suite with `go mate |bm|` semantics and checks it exactly.
@@ -74,6 +76,7 @@ fn proven_no_mate_within_n() {
     let mut tt = Table::new(16);
     for (line, e) in entries {
         let n = no_mate_bound(&line).unwrap_or_else(|| panic!("no 'nm N' in {line}"));
+        assert!(e.bm.is_none(), "{line}");
         tt.clear();
         let params = Params { mate: Some(n), ..Params::default() };
         let (outcome, _) = solve(&e.pos, params, SolveLimits::default(), &mut tt, &mut |_| {});
@@ -170,4 +173,9 @@ fn fifty_move_rule_is_the_defenders_claim() {
     assert_eq!(solve_fen("k7/8/2K5/8/8/8/8/7R w - - 98 80", 2), Outcome::NoMate { moves: 2 });
     // The same at clock 0 is a mate in two (1. Kb6 Kb8 2. Rh8#).
     assert!(matches!(solve_fen("k7/8/2K5/8/8/8/8/7R w - - 0 80", 2), Outcome::Mate { moves: 2, exact: true, .. }));
+}
+
+#[test]
+fn stalemate_and_material_traps() {
+    check_mates("traps.epd", 5);
 }

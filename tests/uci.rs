@@ -10,8 +10,10 @@ use shakmaty::Position;
 
 const LONG: Duration = Duration::from_secs(30);
 
-const MATE2: &str = "2brrb2/8/p7/7Q/1p1kpPp1/1P1pN1K1/3P4/8 w - - 0 1";
-const MATED4: &str = "8/6k1/4K3/8/8/8/8/6R1 b - - 0 1";
+/// From epd/mates.epd: White mates in 2 (1. Qf3 Kd6 2. Qd5#).
+const MATE2: &str = "8/1R6/8/4k3/1K4B1/2N4Q/8/8 w - - 0 1";
+/// A KRvK position of ours: Black is mated in 8.
+const MATED8: &str = "8/6k1/8/8/5R2/8/4K3/8 b - - 1 1";
 
 fn mate_info(lines: &[String]) -> &String {
     lines.iter().rev().find(|l| l.contains(" score mate ")).unwrap_or_else(|| panic!("no mate score in {lines:#?}"))
@@ -57,12 +59,12 @@ fn go_mate_proves_the_mate_with_a_full_line() {
 #[test]
 fn go_mate_reports_the_mated_side_with_a_negative_score() {
     let mut s = Session::start();
-    s.send(&format!("position fen {MATED4}"));
-    s.send("go mate 6");
+    s.send(&format!("position fen {MATED8}"));
+    s.send("go mate 10");
     let lines = s.until_bestmove(LONG);
     let info = mate_info(&lines);
-    assert_eq!(field(info, "mate"), Some("-4"), "{info}");
-    assert_mating_line(MATED4, &pv_of(info), 8);
+    assert_eq!(field(info, "mate"), Some("-8"), "{info}");
+    assert_mating_line(MATED8, &pv_of(info), 16);
 }
 
 #[test]
@@ -156,15 +158,18 @@ fn movetime_nodes_and_depth_end_with_a_legal_bestmove() {
 fn searchmoves_restricts_the_root() {
     let mut s = Session::start();
     s.send(&format!("position fen {MATE2}"));
-    // The mating move h5a5 is excluded: no mate in 2 with the other queen moves listed.
-    s.send("go mate 2 searchmoves h5h4 h5g5");
+    // Only king moves: whatever is found, the move played is one of them.
+    s.send("go mate 2 searchmoves b4a4 b4a3");
     let lines = s.until_bestmove(LONG);
     let best = lines.last().unwrap().split_whitespace().nth(1).unwrap();
-    assert!(best == "h5h4" || best == "h5g5", "{lines:#?}");
-    s.send("go mate 2 searchmoves h5a5");
+    assert!(best == "b4a4" || best == "b4a3", "{lines:#?}");
+    if let Some(info) = lines.iter().find(|l| l.contains(" pv ")) {
+        assert!(pv_of(info)[0] == best, "{info}");
+    }
+    s.send("go mate 2 searchmoves h3f3");
     let lines = s.until_bestmove(LONG);
     assert_eq!(field(mate_info(&lines), "mate"), Some("2"));
-    assert!(lines.last().unwrap().starts_with("bestmove h5a5"));
+    assert!(lines.last().unwrap().starts_with("bestmove h3f3"));
 }
 
 #[test]
@@ -183,7 +188,7 @@ fn hardened_parsing_of_what_vampirc_gets_wrong() {
     }
     // Two spaces before a move (vampirc drops the moves): after the two moves below the
     // side to move mates in one.
-    s.send(&format!("position fen {MATE2} moves  h5a5  c8d7"));
+    s.send(&format!("position fen {MATE2} moves  h3f3  e5d6"));
     s.send("go mate 1");
     let lines = s.until_bestmove(LONG);
     assert_eq!(field(mate_info(&lines), "mate"), Some("1"), "{lines:#?}");
@@ -255,10 +260,10 @@ fn options_take_effect_or_say_why_not() {
     s.send("register later");
     assert!(s.sync().is_empty());
     // With a 1 MB table the engine still proves mates exactly.
-    s.send(&format!("position fen {MATED4}"));
-    s.send("go mate 6");
+    s.send(&format!("position fen {MATED8}"));
+    s.send("go mate 10");
     let lines = s.until_bestmove(LONG);
-    assert_eq!(field(mate_info(&lines), "mate"), Some("-4"));
+    assert_eq!(field(mate_info(&lines), "mate"), Some("-8"));
 }
 
 #[test]

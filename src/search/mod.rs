@@ -140,6 +140,13 @@ impl Side {
         (near, far)
     }
 
+    /// Whether a mate of `plies` is proven shortest: the next shorter length (plies - 2)
+    /// is disproven, or there is none (a mate in one; mated in one, as a root already
+    /// checkmated never reaches the search).
+    fn is_exact(&self, plies: usize) -> bool {
+        plies <= 2 || self.no_mate_upto >= plies as i32 - 2
+    }
+
     fn signed_moves(&self, plies: usize) -> i32 {
         if self.root_or { plies.div_ceil(2) as i32 } else { -((plies / 2) as i32) }
     }
@@ -207,7 +214,7 @@ impl<'a> Search<'a> {
                 if side.best.as_ref().is_some_and(|b| b.len() <= line.len()) {
                     return;
                 }
-                let exact = side.no_mate_upto >= line.len() as i32 - 2;
+                let exact = side.is_exact(line.len());
                 let stats = self.stats(bound);
                 (self.events)(Event::Mate { moves, exact, pv: line.clone(), stats });
                 side.best = Some(line);
@@ -300,7 +307,7 @@ impl<'a> Search<'a> {
                 return Outcome::Unknown;
             };
             let plies = best.len() as i32;
-            if side.no_mate_upto >= plies - 2 || plies < 3 || self.monitor.hard_stopped() {
+            if side.is_exact(best.len()) || self.monitor.hard_stopped() {
                 break;
             }
             let bound = (plies - 2) as Plies;
@@ -316,8 +323,7 @@ impl<'a> Search<'a> {
             }
         }
         let pv = side.best.clone().unwrap_or_default();
-        let plies = pv.len() as i32;
-        let exact = side.no_mate_upto >= plies - 2;
+        let exact = side.is_exact(pv.len());
         let moves = side.signed_moves(pv.len());
         if moves > 0 {
             Outcome::Mate { moves: moves as u32, exact, pv }
