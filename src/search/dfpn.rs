@@ -101,6 +101,27 @@ struct Child {
     probed: bool,
 }
 
+/// The smallest and second-smallest value among children on the deciding side (pn at
+/// OR nodes, dn at AND nodes); ties go to the earlier child.
+struct Pick {
+    best: usize,
+    best_v: PnDn,
+    second: PnDn,
+}
+
+impl Pick {
+    #[inline]
+    fn offer(&mut self, i: usize, v: PnDn) {
+        if v < self.best_v {
+            self.second = self.best_v;
+            self.best_v = v;
+            self.best = i;
+        } else if v < self.second {
+            self.second = v;
+        }
+    }
+}
+
 /// A node decided during expansion: its value and the move that decides it (0: none).
 type Decided = (Value, u16);
 
@@ -321,34 +342,26 @@ impl<'a> Solver<'a> {
     /// Combines the children's values into the node's, and picks the child to search
     /// next with the second-best value on the deciding side (one pass over the children).
     fn evaluate(or: bool, children: &[Child]) -> (Value, usize, PnDn) {
-        let mut best = 0;
-        let mut best_v = PnDn::INFINITE;
-        let mut second = PnDn::INFINITE;
+        let mut pick = Pick { best: 0, best_v: PnDn::INFINITE, second: PnDn::INFINITE };
         let value = if or {
             let mut dn = PnDn::ZERO;
             let mut proof = NO_PROOF;
             let mut disproof = DISPROOF_NEVER;
             for (i, c) in children.iter().enumerate() {
                 let v = c.value;
-                if v.pn < best_v {
-                    second = best_v;
-                    best_v = v.pn;
-                    best = i;
-                } else if v.pn < second {
-                    second = v.pn;
-                }
+                pick.offer(i, v.pn);
                 dn = dn + v.dn;
                 if v.is_proven() {
                     proof = proof.min(v.proof);
                 }
                 disproof = disproof.min(v.disproof);
             }
-            if best_v.is_zero() {
+            if pick.best_v.is_zero() {
                 Value::proven(proof.saturating_add(1))
             } else if dn.is_zero() {
                 Value::disproven(disproof.saturating_add(1))
             } else {
-                Value::open(best_v, dn)
+                Value::open(pick.best_v, dn)
             }
         } else {
             let mut pn = PnDn::ZERO;
@@ -356,28 +369,22 @@ impl<'a> Solver<'a> {
             let mut disproof: i16 = -1;
             for (i, c) in children.iter().enumerate() {
                 let v = c.value;
-                if v.dn < best_v {
-                    second = best_v;
-                    best_v = v.dn;
-                    best = i;
-                } else if v.dn < second {
-                    second = v.dn;
-                }
+                pick.offer(i, v.dn);
                 pn = pn + v.pn;
                 proof = proof.max(v.proof);
                 if v.is_disproven() {
                     disproof = disproof.max(v.disproof);
                 }
             }
-            if best_v.is_zero() {
+            if pick.best_v.is_zero() {
                 Value::disproven(disproof.saturating_add(1))
             } else if pn.is_zero() {
                 Value::proven(proof.saturating_add(1))
             } else {
-                Value::open(pn, best_v)
+                Value::open(pn, pick.best_v)
             }
         };
-        (value, best, second)
+        (value, pick.best, pick.second)
     }
 
     /// The move to remember for a node: the shortest proven mate at a proven OR node, the

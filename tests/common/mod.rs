@@ -93,14 +93,7 @@ impl Session {
     /// Closes stdin and waits for the process, up to `timeout`; true when it exited.
     pub fn close_and_wait(&mut self, timeout: Duration) -> bool {
         self.stdin.take();
-        let deadline = Instant::now() + timeout;
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        false
+        self.exited_within(timeout)
     }
 
     /// Waits for the process to exit by itself (after `quit`), up to `timeout`.
