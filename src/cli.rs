@@ -298,6 +298,7 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     println!("found      {}", t.found);
     println!("best       {}   (= suite's mate length)", t.best);
     println!("better     {}   (shorter than the suite's, verified)", t.better);
+    println!("shortest   {}   (proven shortest by pnmate: a shorter mate disproven)", t.shortest);
     println!("no mate    {}   (proven, consistent with the suite)", t.no_mate);
     println!("unknown    {}", t.unknown);
     println!("wrong      {}", t.wrong);

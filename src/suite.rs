@@ -89,6 +89,8 @@ pub struct Tally {
     pub best: usize,
     /// Verified mates shorter than the suite's.
     pub better: usize,
+    /// Verified mates proven shortest by the search itself (a shorter one disproven).
+    pub shortest: usize,
     /// Proven no-mate (consistent with the suite).
     pub no_mate: usize,
     /// Nothing proven.
@@ -120,6 +122,8 @@ impl Tally {
         }
         if r.judgement.is_found() {
             self.found += 1;
+            let exact = matches!(r.outcome, Outcome::Mate { exact: true, .. } | Outcome::Mated { exact: true, .. });
+            self.shortest += usize::from(exact);
         }
     }
 }

@@ -114,6 +114,7 @@ fn epd_runs_a_suite_end_to_end() {
     assert_eq!(summary_value(&out, "positions"), n);
     assert_eq!(summary_value(&out, "found"), n);
     assert_eq!(summary_value(&out, "best"), n);
+    assert_eq!(summary_value(&out, "shortest"), n, "go mate |bm| proves each one shortest");
     assert_eq!(summary_value(&out, "wrong"), 0);
     assert_eq!(summary_value(&out, "bad line"), 0);
     assert!(out.contains("#1-#5"), "{out}");
