@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Session, assert_mating_line, field, pos, pv_of, replay};
+use common::{Session, assert_mating_line, bestmove, field, pos, pv_of, replay};
 use shakmaty::Position;
 
 const LONG: Duration = Duration::from_secs(30);
@@ -108,7 +108,7 @@ fn isready_and_stop_during_go_infinite() {
     assert!(!before.iter().any(|l| l.starts_with("bestmove")), "infinite must wait for stop: {before:?}");
     s.send("stop");
     let lines = s.until_bestmove(Duration::from_secs(5));
-    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+    let best = bestmove(&lines);
     replay("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", &[best]);
 }
 
@@ -120,7 +120,7 @@ fn clock_go_returns_a_legal_move_in_time() {
     s.send("go wtime 2000 btime 2000 winc 0 binc 0");
     let lines = s.until_bestmove(LONG);
     assert!(started.elapsed() < Duration::from_secs(2), "spent {:?} of a 2 s clock", started.elapsed());
-    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+    let best = bestmove(&lines);
     let fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
     replay(fen, &[best]);
 }
@@ -134,7 +134,7 @@ fn clock_go_plays_the_mate_when_it_sees_one() {
     let info = mate_info(&lines);
     assert_eq!(field(info, "mate"), Some("2"));
     let pv = pv_of(info);
-    assert_eq!(lines.last().unwrap().split_whitespace().nth(1), Some(pv[0].as_str()));
+    assert_eq!(bestmove(&lines), pv[0]);
 }
 
 #[test]
@@ -149,7 +149,7 @@ fn movetime_nodes_and_depth_end_with_a_legal_bestmove() {
             s.send("stop");
         }
         let lines = s.until_bestmove(LONG);
-        let best = lines.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+        let best = bestmove(&lines);
         replay("rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1", &[best]);
     }
 }
@@ -161,7 +161,7 @@ fn searchmoves_restricts_the_root() {
     // Only king moves: whatever is found, the move played is one of them.
     s.send("go mate 2 searchmoves b4a4 b4a3");
     let lines = s.until_bestmove(LONG);
-    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap();
+    let best = bestmove(&lines);
     assert!(best == "b4a4" || best == "b4a3", "{lines:#?}");
     if let Some(info) = lines.iter().find(|l| l.contains(" pv ")) {
         assert!(pv_of(info)[0] == best, "{info}");
@@ -293,7 +293,7 @@ fn ponder_then_ponderhit_plays_on_the_clock() {
     assert!(s.sync().iter().all(|l| !l.starts_with("bestmove")), "pondering must wait");
     s.send("ponderhit");
     let lines = s.until_bestmove(Duration::from_secs(5));
-    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+    let best = bestmove(&lines);
     let p = replay("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", &[best]);
     assert_eq!(p.turn(), shakmaty::Color::White);
     let _ = pos;

@@ -152,3 +152,10 @@ pub fn assert_mating_line(fen: &str, moves: &[String], plies: usize) {
     assert_eq!(moves.len(), plies, "{fen}: line {moves:?} should have {plies} plies");
     assert!(replay(fen, moves).is_checkmate(), "{fen}: line {moves:?} does not end in checkmate");
 }
+
+/// The move of the final `bestmove` line.
+pub fn bestmove(lines: &[String]) -> String {
+    let last = lines.last().expect("lines read");
+    assert!(last.starts_with("bestmove "), "not a bestmove line: {last}");
+    last.split_whitespace().nth(1).expect("a move").to_string()
+}
