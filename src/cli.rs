@@ -92,7 +92,19 @@ pub fn run_solve(fen: &str, mate: Option<u32>, time: Option<f64>, nodes: Option<
         }
     };
     let params = Params { mate, ..Params::default() };
-    let (outcome, stats) = solve(&pos, params, SolveLimits { nodes, time }, &mut tt, &mut on_event);
+    let limits = SolveLimits { nodes, time };
+    // Deep bounds recurse deeply: search on a thread with a large stack.
+    let searched = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(pnmate::search::SEARCH_STACK)
+            .spawn_scoped(scope, || solve(&pos, params, limits, &mut tt, &mut on_event))
+            .map(|h| h.join())
+    });
+    let (outcome, stats) = match searched {
+        Ok(Ok(result)) => result,
+        Ok(Err(_)) => return fail("the search panicked"),
+        Err(e) => return fail(&format!("cannot start the search thread: {e}")),
+    };
     let (result, moves) = match &outcome {
         Outcome::Mate { moves, .. } => ("mate", *moves as i64),
         Outcome::Mated { moves, .. } => ("mated", -(*moves as i64)),

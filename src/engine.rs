@@ -19,10 +19,6 @@ use crate::search::pndn::Outcome;
 use crate::search::{Event, Params, Search};
 use crate::tt::Table;
 
-/// Stack size of the search thread: the recursion is as deep as the mate bound (up to
-/// 2000 plies) and each level holds a position.
-const SEARCH_STACK: usize = 512 << 20;
-
 /// Time the fallback move search gets once the prover stopped without a mate and no
 /// clock time is left to spend (after `stop`, a node limit, or a proven "no mate").
 const FALLBACK_AFTER_STOP: Duration = Duration::from_millis(15);
@@ -212,8 +208,10 @@ impl Engine {
         }
         let sink = Arc::clone(&job.sink);
         let limits_open_ended = job.limits.infinite || job.limits.ponder;
-        let handle =
-            std::thread::Builder::new().name("pnmate-search".into()).stack_size(SEARCH_STACK).spawn(move || job.run());
+        let handle = std::thread::Builder::new()
+            .name("pnmate-search".into())
+            .stack_size(crate::search::SEARCH_STACK)
+            .spawn(move || job.run());
         match handle {
             Ok(handle) => {
                 let open_ended = limits_open_ended;

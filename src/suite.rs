@@ -49,30 +49,36 @@ pub fn run(
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<PositionResult>>> = Mutex::new(vec![None; entries.len()]);
     let jobs = settings.jobs.max(1).min(entries.len().max(1));
+    let work = || {
+        let mut tt = Table::new(settings.hash);
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(entry) = entries.get(i) else { break };
+            let params = Params { mate: bound_of(entry), ..Params::default() };
+            tt.clear(); // independent positions: results do not depend on scheduling
+            let started = Instant::now();
+            let (outcome, stats) = solve(&entry.pos, params, settings.limits, &mut tt, &mut |_| {});
+            let judgement = judge(entry, &outcome);
+            let r = PositionResult {
+                index: i,
+                entry: entry.clone(),
+                outcome,
+                judgement,
+                nodes: stats.nodes,
+                time: started.elapsed(),
+            };
+            on_result(&r);
+            results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+        }
+    };
     std::thread::scope(|scope| {
+        let mut started = 0;
         for _ in 0..jobs {
-            scope.spawn(|| {
-                let mut tt = Table::new(settings.hash);
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(entry) = entries.get(i) else { break };
-                    let params = Params { mate: bound_of(entry), ..Params::default() };
-                    tt.clear(); // independent positions: results do not depend on scheduling
-                    let started = Instant::now();
-                    let (outcome, stats) = solve(&entry.pos, params, settings.limits, &mut tt, &mut |_| {});
-                    let judgement = judge(entry, &outcome);
-                    let r = PositionResult {
-                        index: i,
-                        entry: entry.clone(),
-                        outcome,
-                        judgement,
-                        nodes: stats.nodes,
-                        time: started.elapsed(),
-                    };
-                    on_result(&r);
-                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
-                }
-            });
+            let worker = std::thread::Builder::new().name("pnmate-epd".into()).stack_size(crate::search::SEARCH_STACK);
+            started += usize::from(worker.spawn_scoped(scope, work).is_ok());
+        }
+        if started == 0 {
+            work(); // no thread could be started: solve here
         }
     });
     results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect()

@@ -31,6 +31,12 @@ use node::Node;
 use pndn::{Outcome, Plies};
 use pv::{LineBuilder, verify_line};
 
+/// Stack size for any thread that runs a search: the recursion is as deep as the mate
+/// bound (up to 1999 plies, e.g. along a perpetual check, which the bounded search does
+/// not score) and each level holds a position and its move list. Only touched pages
+/// become resident.
+pub const SEARCH_STACK: usize = 512 << 20;
+
 /// Largest mate bound in moves (plies must fit the table's 16-bit fields).
 pub const MAX_MATE_MOVES: u32 = 1000;
 
