@@ -389,8 +389,8 @@ impl<'a> Solver<'a> {
 
     /// The move to remember for a node: the shortest proven mate at a proven OR node, the
     /// longest defence at a proven AND node, the refutation at a disproven AND node, else
-    /// the child the search would enter next.
-    fn best_move(or: bool, v: &Value, children: &[Child]) -> u16 {
+    /// the child the search would enter next (`next`, as `evaluate` picked it).
+    fn best_move(or: bool, v: &Value, children: &[Child], next: usize) -> u16 {
         let pick = if v.is_proven() {
             if or {
                 children.iter().filter(|c| c.value.is_proven()).min_by_key(|c| c.value.proof)
@@ -400,7 +400,7 @@ impl<'a> Solver<'a> {
         } else if v.is_disproven() {
             if or { None } else { children.iter().filter(|c| c.value.is_disproven()).max_by_key(|c| c.value.disproof) }
         } else {
-            children.get(Self::evaluate(or, children).1)
+            children.get(next)
         };
         pick.map_or(0, |c| encode_move(c.mv))
     }
@@ -427,7 +427,7 @@ impl<'a> Solver<'a> {
             Ok(()) => loop {
                 let (v, best, second) = Self::evaluate(or, &children);
                 if v.is_proven() || v.is_disproven() || v.pn >= th_pn || v.dn >= th_dn || self.monitor.aborted() {
-                    break (v, Self::best_move(or, &v, &children));
+                    break (v, Self::best_move(or, &v, &children, best));
                 }
                 if !children[best].probed {
                     children[best].probed = true;
