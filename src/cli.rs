@@ -81,7 +81,7 @@ pub fn run_solve(fen: &str, mate: Option<u32>, time: Option<f64>, nodes: Option<
         if json {
             return;
         }
-        if let Event::Mate { moves, exact, pv, stats } = e {
+        if let Event::Mate { mate: moves, exact, pv, stats } = e {
             eprintln!(
                 "  mate {moves}{} after {} nodes, {} ms: {}",
                 if exact { " (shortest)" } else { "" },
@@ -200,7 +200,7 @@ pub fn parse_mate_mode(s: Option<&str>) -> Result<MateMode, String> {
         None => Ok(MateMode::Open),
         Some("bm") => Ok(MateMode::Bm),
         Some(n) => match n.parse::<u32>() {
-            Ok(n) if (1..=pnmate::search::MAX_MATE_MOVES).contains(&n) => Ok(MateMode::Fixed(n)),
+            Ok(n) if (1..=pnmate::search::mate_len::MAX_MATE_MOVES).contains(&n) => Ok(MateMode::Fixed(n)),
             _ => Err(format!("bad --mate '{n}': want 'bm' or a number of moves 1..1000")),
         },
     }

@@ -14,8 +14,8 @@ use crate::error::{SetupError, UciError};
 use crate::fallback::choose_move;
 use crate::limits::Limits;
 use crate::position::{parse_fen, play_moves};
+use crate::search::Outcome;
 use crate::search::monitor::{Control, Monitor};
-use crate::search::pndn::Outcome;
 use crate::search::{Event, Params, Search};
 use crate::tt::Table;
 

@@ -9,8 +9,8 @@ use shakmaty::Chess;
 
 use crate::error::EpdError;
 use crate::position::parse_fen;
-use crate::search::pndn::Outcome;
-use crate::search::pv::verify_line;
+use crate::search::Outcome;
+use crate::search::verify::verify_line;
 
 /// One suite position.
 #[derive(Clone, Debug)]
@@ -98,8 +98,9 @@ impl Judgement {
 pub fn judge(entry: &EpdEntry, outcome: &Outcome) -> Judgement {
     match outcome {
         Outcome::Mate { .. } | Outcome::Mated { .. } => {
-            let moves = outcome.signed_moves().unwrap_or(0);
-            if verify_line(&entry.pos, outcome.pv(), moves, &[]).is_err() {
+            let Some(mate) = outcome.mate() else { return Judgement::BadLine };
+            let moves = mate.signed();
+            if verify_line(&entry.pos, outcome.pv(), mate, &[]).is_err() {
                 return Judgement::BadLine;
             }
             match entry.bm {

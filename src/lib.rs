@@ -18,6 +18,6 @@ pub mod tt;
 pub mod uci;
 
 pub use error::{EpdError, SetupError, UciError};
-pub use search::pndn::Outcome;
-pub use search::{Event, Params, Stats};
+pub use search::mate_len::MateLen;
+pub use search::{Event, Outcome, Params, Stats};
 pub use tt::Table;

@@ -44,7 +44,7 @@ pub struct Limits {
 impl Limits {
     /// The mate bound in moves the prover gets: `mate`, else `depth`, else none.
     pub fn mate_bound(&self) -> Option<u32> {
-        self.mate.or(self.depth).map(|n| n.clamp(1, u64::from(crate::search::MAX_MATE_MOVES)) as u32)
+        self.mate.or(self.depth).map(|n| n.clamp(1, u64::from(crate::search::mate_len::MAX_MATE_MOVES)) as u32)
     }
 
     /// How long this move may take, for the side `turn`, keeping `overhead` in reserve
@@ -105,6 +105,6 @@ mod tests {
         let l = Limits { mate: Some(3), depth: Some(9), ..Limits::default() };
         assert_eq!(l.mate_bound(), Some(3));
         let l = Limits { depth: Some(100_000), ..Limits::default() };
-        assert_eq!(l.mate_bound(), Some(crate::search::MAX_MATE_MOVES));
+        assert_eq!(l.mate_bound(), Some(crate::search::mate_len::MAX_MATE_MOVES));
     }
 }

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::epd::{EpdEntry, Judgement, LENGTH_BANDS, band, judge};
-use crate::search::pndn::Outcome;
+use crate::search::Outcome;
 use crate::search::{Params, SolveLimits, solve};
 use crate::tt::Table;
 

@@ -1,33 +1,30 @@
-//! The transposition table: a fixed-size array of 4-entry buckets keyed by 64-bit hashes.
+//! The transposition table: a fixed-size array of 2-entry buckets keyed by 64-bit hashes.
 //!
-//! Each entry records what is known about one (position, attacker, clock context) key:
-//! the working proof/disproof numbers for one remaining-depth bound `r`, and two
-//! depth-aware verdicts that hold for *every* bound: `proof` ("mate in <= proof plies")
-//! and `disproof` ("no mate in <= disproof plies"). Verdicts only ever tighten.
+//! Each entry records what is known about one key (position, attacker and clock context,
+//! as the search builds keys): the working proof/disproof numbers for one remaining-depth
+//! bound, and the proven range of the mate length, which holds for *every* bound. The
+//! range only ever tightens.
 //!
 //! Replacement: a store goes to the entry with the same key, else to the entry of the
-//! bucket (2 entries, one aligned 64-byte cache line) with the lowest value: empty first,
-//! then entries of older searches, then the least work; solved entries count as much more work than any unsolved one, so proofs
-//! and disproofs survive long searches. A probe or store looks at one bucket only, so a
-//! full table never hangs; it only forgets.
+//! bucket (2 entries, one aligned 64-byte cache line) with the lowest keep value: empty
+//! first, then entries of older searches, then the least work. Solved entries count as
+//! far more work than any unsolved one, so proofs and disproofs survive long searches. A
+//! probe or store looks at one bucket only, so a full table never hangs; it only forgets.
 //!
-//! The API hands out copies, never references. The table is owned by one search at a
-//! time (the engine lends it to the search thread behind a mutex), so torn reads cannot
-//! occur; a shared multi-threaded table would need a per-entry check word.
+//! The API hands out copies, never references. The table has one owner at a time (the
+//! engine lends it to its search thread behind a mutex), so torn reads cannot occur.
 //!
-//! The table knows nothing of chess: keys are built by the search (see
-//! `search::node`), which also guarantees that no path-dependent verdict is stored.
+//! The table knows nothing of chess: keys are built by the search (`search::query`),
+//! which also guarantees that no path-dependent result is stored.
 
-/// Mate length type used by the table (plies); mirrors `search::pndn::Plies`.
-pub type Plies = u16;
-
-const NO_PROOF: Plies = Plies::MAX;
+use crate::search::mate_len::{MateRange, Plies};
+use crate::search::movecode::MoveCode;
 
 /// One table entry, 32 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct Entry {
-    /// Full 64-bit key; 0 with `generation == 0` marks an empty slot.
+    /// Full 64-bit key; meaningful only when `generation != 0`.
     pub key: u64,
     /// Working proof number, valid for bound `bound` only.
     pub pn: u32,
@@ -35,49 +32,55 @@ pub struct Entry {
     pub dn: u32,
     /// Nodes spent below this entry (saturating): the replacement weight.
     pub work: u32,
-    /// Mate in at most this many plies ([`Entry::NO_PROOF`] when none is known).
-    pub proof: Plies,
-    /// No mate in this many plies or fewer (-1 when nothing is known).
-    pub disproof: i16,
+    /// The proven range of the mate length (valid for every bound).
+    pub mate: MateRange,
     /// The remaining-depth bound that `pn` and `dn` belong to.
     pub bound: Plies,
-    /// A compact best move (search-defined encoding, 0 = none).
-    pub best: u16,
-    /// The search generation that last wrote the entry (0 = empty).
+    /// The best move known (the search's encoding).
+    pub best: MoveCode,
+    /// The search generation that last wrote the entry (0 = empty slot).
     pub generation: u8,
     _pad: [u8; 3],
 }
 
 impl Entry {
-    /// The "no proof known" value of [`Entry::proof`].
-    pub const NO_PROOF: Plies = NO_PROOF;
-
     const EMPTY: Entry = Entry {
         key: 0,
         pn: 0,
         dn: 0,
         work: 0,
-        proof: NO_PROOF,
-        disproof: -1,
-        bound: 0,
-        best: 0,
+        mate: MateRange::UNKNOWN,
+        bound: Plies::ZERO,
+        best: MoveCode::NONE,
         generation: 0,
         _pad: [0; 3],
     };
 
-    /// A fresh entry for `key` with no verdict.
-    pub fn new(key: u64) -> Entry {
-        Entry { key, ..Entry::EMPTY }
-    }
-
     /// True when a proof or a disproof is recorded.
     pub fn is_solved(&self) -> bool {
-        self.proof != NO_PROOF || self.disproof >= 0
+        self.mate != MateRange::UNKNOWN
     }
 
     fn is_empty(&self) -> bool {
         self.generation == 0
     }
+}
+
+/// What a search stores about one key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// The bound the working numbers belong to.
+    pub bound: Plies,
+    /// Working proof number (replaces the stored one).
+    pub pn: u32,
+    /// Working disproof number (replaces the stored one).
+    pub dn: u32,
+    /// Proven mate lengths (tighten the stored range).
+    pub mate: MateRange,
+    /// Nodes spent (added to the stored work).
+    pub work: u32,
+    /// The best move, or [`MoveCode::NONE`] to keep the stored one.
+    pub best: MoveCode,
 }
 
 const BUCKET: usize = 2;
@@ -165,11 +168,6 @@ impl Table {
         self.generation = if self.generation == u8::MAX { 1 } else { self.generation + 1 };
     }
 
-    /// Number of entries the table holds.
-    pub fn capacity(&self) -> usize {
-        self.buckets.len() * BUCKET
-    }
-
     #[inline]
     fn bucket(&self, key: u64) -> usize {
         (((key as u128) * (self.buckets.len() as u128)) >> 64) as usize
@@ -201,22 +199,9 @@ impl Table {
         self.buckets[b].0.iter().find(|e| e.key == key && !e.is_empty()).copied()
     }
 
-    /// Records what a search learnt about `key`.
-    ///
-    /// `proof`/`disproof` tighten what is stored (min / max); `pn`, `dn` and `bound`
-    /// replace the working numbers; `work` is added.
-    #[expect(clippy::too_many_arguments, reason = "one flat record, written in one place")]
-    pub fn store(
-        &mut self,
-        key: u64,
-        bound: Plies,
-        pn: u32,
-        dn: u32,
-        proof: Plies,
-        disproof: i16,
-        work: u32,
-        best: u16,
-    ) {
+    /// Records what a search learnt about `key`: the working numbers and bound replace
+    /// the stored ones, the mate range tightens, the work adds up.
+    pub fn store(&mut self, key: u64, r: &Record) {
         let b = self.bucket(key);
         let generation = self.generation;
         let bucket = &mut self.buckets[b].0;
@@ -231,20 +216,20 @@ impl Table {
                         self.dirty_overflow = true;
                     }
                 }
-                bucket[victim] = Entry::new(key);
+                bucket[victim] = Entry { key, ..Entry::EMPTY };
                 victim
             }
         };
         let e = &mut bucket[slot];
         e.generation = generation;
-        e.pn = pn;
-        e.dn = dn;
-        e.bound = bound;
-        e.proof = e.proof.min(proof);
-        e.disproof = e.disproof.max(disproof);
-        e.work = e.work.saturating_add(work);
-        if best != 0 {
-            e.best = best;
+        e.pn = r.pn;
+        e.dn = r.dn;
+        e.bound = r.bound;
+        e.mate.at_most = e.mate.at_most.min(r.mate.at_most);
+        e.mate.at_least = e.mate.at_least.max(r.mate.at_least);
+        e.work = e.work.saturating_add(r.work);
+        if r.best != MoveCode::NONE {
+            e.best = r.best;
         }
     }
 
@@ -258,7 +243,8 @@ impl Table {
         1 + current + solved + u64::from(e.work)
     }
 
-    /// Occupancy in permille, sampled from the first 1000 entries written in this search.
+    /// Occupancy in permille: the share of the first 500 entries (250 buckets) that this
+    /// search generation wrote.
     pub fn hashfull(&self) -> u32 {
         let sample = self.buckets.len().min(250);
         let n = sample * BUCKET;
@@ -275,6 +261,14 @@ impl Table {
 mod tests {
     use super::*;
 
+    fn open(bound: u16, pn: u32, dn: u32, work: u32) -> Record {
+        Record { bound: Plies::new(bound), pn, dn, mate: MateRange::UNKNOWN, work, best: MoveCode::NONE }
+    }
+
+    fn proven(at_most: u16) -> Record {
+        Record { mate: MateRange { at_most: Plies::new(at_most), ..MateRange::UNKNOWN }, ..open(3, 0, 1 << 30, 1) }
+    }
+
     #[test]
     fn entry_is_32_bytes() {
         assert_eq!(std::mem::size_of::<Entry>(), 32);
@@ -284,40 +278,42 @@ mod tests {
     fn store_probe_round_trip_and_tightening() {
         let mut t = Table::new(1);
         assert!(t.probe(42).is_none());
-        t.store(42, 7, 3, 4, NO_PROOF, -1, 10, 99);
+        t.store(42, &Record { best: MoveCode(99), ..open(7, 3, 4, 10) });
         let e = t.probe(42).unwrap();
-        assert_eq!((e.pn, e.dn, e.bound, e.work, e.best), (3, 4, 7, 10, 99));
+        assert_eq!((e.pn, e.dn, e.bound, e.work, e.best), (3, 4, Plies::new(7), 10, MoveCode(99)));
         assert!(!e.is_solved());
-        t.store(42, 7, 0, 1 << 30, 9, -1, 5, 0);
-        t.store(42, 5, 1, 1, 11, 3, 5, 0);
+        t.store(42, &Record { work: 5, ..proven(9) });
+        let at_least_3 = MateRange { at_least: Plies::new(3), at_most: Plies::new(11) };
+        t.store(42, &Record { mate: at_least_3, ..open(5, 1, 1, 5) });
         let e = t.probe(42).unwrap();
-        assert_eq!(e.proof, 9, "proof only tightens");
-        assert_eq!(e.disproof, 3);
+        assert_eq!(e.mate.at_most, Plies::new(9), "the upper end only tightens");
+        assert_eq!(e.mate.at_least, Plies::new(3));
         assert_eq!(e.work, 20);
-        assert_eq!(e.best, 99, "a store without a move keeps the old one");
-        t.store(42, 5, 1, 1, NO_PROOF, 1, 0, 0);
-        assert_eq!(t.probe(42).unwrap().disproof, 3, "disproof only tightens");
+        assert_eq!(e.best, MoveCode(99), "a store without a move keeps the old one");
+        let at_least_1 = MateRange { at_least: Plies::new(1), ..MateRange::UNKNOWN };
+        t.store(42, &Record { mate: at_least_1, ..open(5, 1, 1, 0) });
+        assert_eq!(t.probe(42).unwrap().mate.at_least, Plies::new(3), "the lower end only tightens");
     }
 
     #[test]
     fn full_table_keeps_solved_and_heavy_entries() {
         let mut t = Table::new(1);
         t.buckets.truncate(1);
-        t.store(1, 3, 0, 0, 3, -1, 1, 0); // solved
-        t.store(2, 3, 5, 5, NO_PROOF, -1, 1000, 0); // heavy
-        t.store(3, 3, 5, 5, NO_PROOF, -1, 2, 0); // replaces the heavy one? no: the least valued
+        t.store(1, &proven(3));
+        t.store(2, &open(3, 5, 5, 1000)); // heavy
+        t.store(3, &open(3, 5, 5, 2)); // the bucket is full: the heavy unsolved entry goes
         assert!(t.probe(1).is_some(), "solved entries are protected");
         assert!(t.probe(2).is_none(), "an unsolved entry goes before a solved one");
         assert!(t.probe(3).is_some());
-        t.store(4, 3, 5, 5, NO_PROOF, -1, 1, 0);
+        t.store(4, &open(3, 5, 5, 1));
         assert!(t.probe(3).is_none() && t.probe(4).is_some());
         for k in 100..200 {
-            t.store(k, 3, 5, 5, NO_PROOF, -1, 1, 0);
+            t.store(k, &open(3, 5, 5, 1));
         }
         assert!(t.probe(1).is_some(), "solved entry survives a flood");
         t.new_search();
-        t.store(7, 3, 5, 5, NO_PROOF, -1, 1, 0);
-        t.store(8, 3, 5, 5, NO_PROOF, -1, 1, 0);
+        t.store(7, &open(3, 5, 5, 1));
+        t.store(8, &open(3, 5, 5, 1));
         assert!(t.probe(1).is_none(), "an old generation's entry goes first, even solved");
     }
 
@@ -325,12 +321,12 @@ mod tests {
     fn clear_forgets_everything_cheaply_or_fully() {
         let mut t = Table::new(8);
         for k in 1..100u64 {
-            t.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), 1, 1, 1, NO_PROOF, -1, 1, 0);
+            t.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), &open(1, 1, 1, 1));
         }
         t.clear();
         assert!(t.buckets.iter().flat_map(|b| b.0.iter()).all(|e| e.is_empty()), "cheap clear");
         for k in 1..(DIRTY_CAP as u64 * 4) {
-            t.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), 1, 1, 1, NO_PROOF, -1, 1, 0);
+            t.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), &open(1, 1, 1, 1));
         }
         assert!(t.dirty_overflow);
         t.clear();
@@ -342,7 +338,7 @@ mod tests {
         let mut t = Table::new(1);
         assert_eq!(t.hashfull(), 0);
         for k in 0..100_000u64 {
-            t.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1, 1, 1, 1, NO_PROOF, -1, 1, 0);
+            t.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1, &open(1, 1, 1, 1));
         }
         assert!(t.hashfull() > 0);
         t.new_search();

@@ -202,7 +202,7 @@ fn parse_go(args: &[&str]) -> Result<Command, UciError> {
 /// Formats an engine event as UCI output lines.
 pub fn format_event(event: &EngineEvent) -> Vec<String> {
     match event {
-        EngineEvent::Search(Event::Mate { moves, pv, stats, .. }) => vec![format!(
+        EngineEvent::Search(Event::Mate { mate, pv, stats, .. }) => vec![format!(
             "info depth {} seldepth {} nodes {} nps {} time {} hashfull {} score mate {} pv {}",
             stats.depth,
             stats.seldepth.max(pv.len() as u32),
@@ -210,7 +210,7 @@ pub fn format_event(event: &EngineEvent) -> Vec<String> {
             stats.nps(),
             stats.time.as_millis(),
             stats.hashfull,
-            moves,
+            mate,
             pv.iter().map(|&m| uci(m)).collect::<Vec<_>>().join(" ")
         )],
         EngineEvent::Search(Event::NoMate { moves, stats }) => vec![

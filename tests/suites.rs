@@ -5,9 +5,9 @@
 use std::time::Duration;
 
 use pnmate::epd::parse_line;
-use pnmate::search::pv::verify_line;
+use pnmate::search::verify::verify_line;
 use pnmate::search::{Params, SolveLimits, solve};
-use pnmate::{Outcome, Table};
+use pnmate::{MateLen, Outcome, Table};
 
 fn suite(name: &str) -> Vec<(String, pnmate::epd::EpdEntry)> {
     let path = format!("{}/epd/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -43,7 +43,7 @@ fn check_mates(name: &str, min_positions: usize) {
         assert!(exact, "{}: mate {bm} not proven shortest", e.fen);
         let pv = outcome.pv();
         assert_eq!(pv.len() as i32, if bm > 0 { 2 * bm - 1 } else { -2 * bm }, "{}", e.fen);
-        verify_line(&e.pos, pv, bm, &[]).unwrap_or_else(|err| panic!("{}: {err}", e.fen));
+        verify_line(&e.pos, pv, MateLen::from_signed(bm), &[]).unwrap_or_else(|err| panic!("{}: {err}", e.fen));
     }
 }
 
@@ -92,7 +92,7 @@ fn one_megabyte_table_still_solves_a_mate_in_5_exactly() {
     let (outcome, _) =
         solve(&e.pos, Params { mate: Some(5), ..Params::default() }, SolveLimits::default(), &mut tt, &mut |_| {});
     match outcome {
-        Outcome::Mate { moves: 5, exact: true, ref pv } => verify_line(&e.pos, pv, 5, &[]).unwrap(),
+        Outcome::Mate { moves: 5, exact: true, ref pv } => verify_line(&e.pos, pv, MateLen::mate_in(5), &[]).unwrap(),
         other => panic!("{}: {other:?}", e.fen),
     }
 }
@@ -112,7 +112,7 @@ fn a_node_limit_gives_unknown_never_a_disproof() {
                 e.fen
             );
             if let Outcome::Mate { moves, ref pv, .. } = outcome {
-                verify_line(&e.pos, pv, moves as i32, &[]).unwrap();
+                verify_line(&e.pos, pv, MateLen::mate_in(moves), &[]).unwrap();
             }
             assert!(stats.nodes <= nodes + 2_000_000, "line building is bounded");
         }
@@ -137,8 +137,8 @@ fn events_report_each_shorter_mate_and_the_last_is_the_outcome() {
     let mut tt = Table::new(16);
     let mut seen = Vec::new();
     let (outcome, _) = solve(&e.pos, Params::default(), SolveLimits::default(), &mut tt, &mut |ev| {
-        if let pnmate::Event::Mate { moves, pv, .. } = ev {
-            seen.push((moves, pv));
+        if let pnmate::Event::Mate { mate, pv, .. } = ev {
+            seen.push((mate.signed(), pv));
         }
     });
     assert!(!seen.is_empty());
@@ -163,7 +163,7 @@ fn fifty_move_rule_is_the_defenders_claim() {
         let params = Params { mate: Some(mate), ..Params::default() };
         let (outcome, _) = solve(&pos, params, SolveLimits::default(), &mut tt, &mut |_| {});
         if let Outcome::Mate { moves, ref pv, .. } = outcome {
-            verify_line(&pos, pv, moves as i32, &[]).unwrap();
+            verify_line(&pos, pv, MateLen::mate_in(moves), &[]).unwrap();
         }
         outcome
     };

@@ -15,30 +15,43 @@
 
 pub mod checks;
 pub mod dfpn;
+pub mod expand;
+pub mod line;
+pub mod mate_len;
 pub mod monitor;
+pub mod movecode;
 pub mod node;
 pub mod pndn;
-pub mod pv;
+pub mod query;
+pub mod report;
+pub mod rules;
+pub mod value;
+pub mod verify;
 
 use std::time::Duration;
 
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::tt::Table;
-use dfpn::{Solver, Verdict};
+use dfpn::{Call, RootMoves, Solver, Stops};
+use line::LineBuilder;
+use mate_len::{MAX_MATE_MOVES, MateLen, Plies};
 use monitor::Monitor;
 use node::Node;
-use pndn::{Outcome, Plies};
-use pv::{LineBuilder, verify_line};
+pub use report::{Event, Outcome, Stats};
+use value::Verdict;
+use verify::verify_line;
 
 /// Stack size for any thread that runs a search: the recursion is as deep as the mate
-/// bound (up to 1999 plies, e.g. along a perpetual check, which the bounded search does
+/// bound (up to 2000 plies, e.g. along a perpetual check, which the bounded search does
 /// not score) and each level holds a position and its move list. Only touched pages
 /// become resident.
 pub const SEARCH_STACK: usize = 512 << 20;
 
-/// Largest mate bound in moves (plies must fit the table's 16-bit fields).
-pub const MAX_MATE_MOVES: u32 = 1000;
+/// A thread builder for a thread that runs a search: named, with [`SEARCH_STACK`].
+pub fn search_thread(name: &str) -> std::thread::Builder {
+    std::thread::Builder::new().name(name.to_string()).stack_size(SEARCH_STACK)
+}
 
 /// Mate bounds (moves) the driver climbs: the smallest one not yet disproven is the
 /// "near" bound; a "far" bound two rungs higher runs beside it so that a long, forcing
@@ -66,53 +79,6 @@ pub struct Params {
     pub history: Vec<u64>,
 }
 
-/// Search statistics attached to events.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Nodes searched so far.
-    pub nodes: u64,
-    /// Time since the search started.
-    pub time: Duration,
-    /// Table occupancy, permille.
-    pub hashfull: u32,
-    /// The mate bound (plies) of the question that produced the event.
-    pub depth: u32,
-    /// Deepest ply reached.
-    pub seldepth: u32,
-}
-
-impl Stats {
-    /// Nodes per second.
-    pub fn nps(&self) -> u64 {
-        let us = self.time.as_micros().max(1) as u64;
-        self.nodes.saturating_mul(1_000_000) / us
-    }
-}
-
-/// What the search tells its owner while it runs.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Event {
-    /// A (shorter) mate was proven and its line replayed. `moves` is signed from the side
-    /// to move's view; `exact` when no shorter mate exists.
-    Mate {
-        /// Signed mate length in moves (negative: the side to move is mated).
-        moves: i32,
-        /// True when proven shortest.
-        exact: bool,
-        /// The forced line.
-        pv: Vec<Move>,
-        /// Statistics at the time of the proof.
-        stats: Stats,
-    },
-    /// Proven: neither side mates within `moves` moves.
-    NoMate {
-        /// The bound in moves.
-        moves: u32,
-        /// Statistics at the time of the disproof.
-        stats: Stats,
-    },
-}
-
 /// One of the two questions.
 struct Side {
     attacker: Color,
@@ -120,25 +86,29 @@ struct Side {
     root_or: bool,
     /// Index of the near bound on [`LADDER`].
     rung: usize,
-    /// Largest bound (plies) proven to hold no mate (-1: none).
-    no_mate_upto: i32,
+    /// What is proven about the shortest mate: no mate in fewer plies than this.
+    at_least: Plies,
     /// Shortest proven line so far.
     best: Option<Vec<Move>>,
 }
 
 impl Side {
+    fn new(attacker: Color, root_or: bool) -> Side {
+        Side { attacker, root_or, rung: 0, at_least: Plies::ZERO, best: None }
+    }
+
+    /// The bound in plies of a mate in `moves` for this side's attacker.
     fn plies_for(&self, moves: u32) -> Plies {
-        let moves = moves.clamp(1, MAX_MATE_MOVES);
-        (if self.root_or { 2 * moves - 1 } else { 2 * moves }) as Plies
+        if self.root_or { Plies::mate_in(moves) } else { Plies::mated_in(moves) }
     }
 
     fn done(&self, cap: u32) -> bool {
-        self.best.is_some() || self.no_mate_upto >= i32::from(self.plies_for(cap))
+        self.best.is_some() || self.at_least > self.plies_for(cap)
     }
 
     /// The near and far bounds (moves) under the cap.
     fn bounds(&mut self, cap: u32) -> (u32, u32) {
-        while self.rung + 1 < LADDER.len() && self.no_mate_upto >= i32::from(self.plies_for(LADDER[self.rung])) {
+        while self.rung + 1 < LADDER.len() && self.at_least > self.plies_for(LADDER[self.rung]) {
             self.rung += 1;
         }
         let near = LADDER[self.rung].min(cap);
@@ -150,11 +120,7 @@ impl Side {
     /// is disproven, or there is none (a mate in one; mated in one, as a root already
     /// checkmated never reaches the search).
     fn is_exact(&self, plies: usize) -> bool {
-        plies <= 2 || self.no_mate_upto >= plies as i32 - 2
-    }
-
-    fn signed_moves(&self, plies: usize) -> i32 {
-        if self.root_or { plies.div_ceil(2) as i32 } else { -((plies / 2) as i32) }
+        plies <= 2 || usize::from(self.at_least.get()) > plies - 2
     }
 }
 
@@ -188,7 +154,7 @@ impl<'a> Search<'a> {
             nodes: self.monitor.nodes(),
             time: self.monitor.control().elapsed(),
             hashfull: self.tt.hashfull(),
-            depth: u32::from(depth),
+            depth: u32::from(depth.get()),
             seldepth: self.seldepth,
         }
     }
@@ -196,24 +162,26 @@ impl<'a> Search<'a> {
     /// Runs one df-pn call for `side` at `bound`.
     fn solve(&mut self, side: &Side, bound: Plies, budget: Option<u64>) -> Verdict {
         let mut solver = Solver::new(self.tt, self.monitor, side.attacker, self.params.root_moves.clone());
-        let v = solver.solve(&self.root, bound, budget, false, true);
-        self.seldepth = self.seldepth.max(solver.seldepth as u32);
+        let v = solver.solve(&self.root, bound, Call { budget, stops: Stops::Obeyed, root: RootMoves::Restricted });
+        let seldepth = solver.seldepth as u32;
+        self.seldepth = self.seldepth.max(seldepth);
         v
     }
 
     /// Records a verdict for `side`; on a proof, builds, checks and reports the line.
     fn record(&mut self, side: &mut Side, bound: Plies, verdict: Verdict) {
         match verdict {
-            Verdict::Disproven(d) => side.no_mate_upto = side.no_mate_upto.max(i32::from(d)),
+            Verdict::Disproven(at_least) => side.at_least = side.at_least.max(at_least),
             Verdict::Proven(p) => {
                 let mut solver = Solver::new(self.tt, self.monitor, side.attacker, self.params.root_moves.clone());
                 let mut line = Vec::new();
-                let built = LineBuilder::new(&mut solver, LINE_BUDGET).line(&self.root, p, true, &mut line);
+                let built =
+                    LineBuilder::new(&mut solver, LINE_BUDGET).line(&self.root, p, RootMoves::Restricted, &mut line);
                 if built.is_none() {
                     return; // out of line budget: the proof stands, but nothing to show yet
                 }
-                let moves = side.signed_moves(line.len());
-                if let Err(e) = verify_line(&self.root.pos, &line, moves, &self.params.history) {
+                let mate = MateLen::from_plies(line.len());
+                if let Err(e) = verify_line(&self.root.pos, &line, mate, &self.params.history) {
                     debug_assert!(false, "line failed replay: {e}");
                     return;
                 }
@@ -222,7 +190,7 @@ impl<'a> Search<'a> {
                 }
                 let exact = side.is_exact(line.len());
                 let stats = self.stats(bound);
-                (self.events)(Event::Mate { moves, exact, pv: line.clone(), stats });
+                (self.events)(Event::Mate { mate, exact, pv: line.clone(), stats });
                 side.best = Some(line);
             }
             Verdict::Unknown => {}
@@ -232,10 +200,7 @@ impl<'a> Search<'a> {
     /// Runs the search to a verdict or a limit.
     pub fn run(&mut self) -> Outcome {
         let stm = self.root.pos.turn();
-        let mut sides = [
-            Side { attacker: stm, root_or: true, rung: 0, no_mate_upto: -1, best: None },
-            Side { attacker: !stm, root_or: false, rung: 0, no_mate_upto: -1, best: None },
-        ];
+        let mut sides = [Side::new(stm, true), Side::new(!stm, false)];
         if self.root.pos.legal_moves().is_empty() {
             return if self.root.pos.is_check() {
                 Outcome::Mated { moves: 0, exact: true, pv: Vec::new() }
@@ -312,30 +277,25 @@ impl<'a> Search<'a> {
             let Some(best) = side.best.as_ref() else {
                 return Outcome::Unknown;
             };
-            let plies = best.len() as i32;
-            if side.is_exact(best.len()) || self.monitor.hard_stopped() {
+            let plies = best.len();
+            if side.is_exact(plies) || self.monitor.hard_stopped() {
                 break;
             }
-            let bound = (plies - 2) as Plies;
+            let bound = Plies::new(plies as u16).shorter();
             let v = self.solve(side, bound, None);
             if v == Verdict::Unknown {
                 break;
             }
             self.record(side, bound, v);
             if let Verdict::Proven(_) = v
-                && side.best.as_ref().is_some_and(|b| b.len() as i32 == plies)
+                && side.best.as_ref().is_some_and(|b| b.len() == plies)
             {
                 break; // proven but no line could be built: keep what we have
             }
         }
         let pv = side.best.clone().unwrap_or_default();
         let exact = side.is_exact(pv.len());
-        let moves = side.signed_moves(pv.len());
-        if moves > 0 {
-            Outcome::Mate { moves: moves as u32, exact, pv }
-        } else {
-            Outcome::Mated { moves: moves.unsigned_abs(), exact, pv }
-        }
+        Outcome::from_mate(MateLen::from_plies(pv.len()), exact, pv)
     }
 }
 
@@ -363,6 +323,6 @@ pub fn solve(
     tt.new_search();
     let mut search = Search::new(root, params, tt, &mut monitor, events);
     let outcome = search.run();
-    let stats = search.stats(0);
+    let stats = search.stats(Plies::ZERO);
     (outcome, stats)
 }

@@ -5,6 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use super::dfpn::Stops;
+
 /// How often (in nodes) the clock and the stop flag are read.
 const POLL_INTERVAL: u64 = 1024;
 
@@ -93,9 +95,10 @@ impl Monitor {
         self.nodes
     }
 
-    /// Counts `n` nodes; returns true when the current call must unwind.
+    /// Counts `n` nodes; afterwards [`Monitor::aborted`] says whether the current call
+    /// must unwind.
     #[inline]
-    pub fn count(&mut self, n: u64) -> bool {
+    pub fn count(&mut self, n: u64) {
         self.nodes += n;
         if self.nodes >= self.budget_end {
             self.aborted = true;
@@ -111,7 +114,6 @@ impl Monitor {
                 self.aborted = true;
             }
         }
-        self.aborted
     }
 
     /// Whether the current call was cut off (budget or hard limit).
@@ -127,8 +129,9 @@ impl Monitor {
     }
 
     /// Starts a call with a budget of `budget` nodes (None: unbounded). Hard limits apply
-    /// unless `ignore_hard` (the line builder must finish a line even after a stop).
-    pub fn begin(&mut self, budget: Option<u64>, ignore_hard: bool) {
+    /// unless `stops` says otherwise (the line builder finishes a line even after a stop).
+    pub fn begin(&mut self, budget: Option<u64>, stops: Stops) {
+        let ignore_hard = stops == Stops::BudgetOnly;
         self.budget_end = budget.map_or(u64::MAX, |b| self.nodes.saturating_add(b));
         self.ignore_hard = ignore_hard;
         self.aborted = false;

@@ -1,4 +1,4 @@
-//! Proof and disproof numbers, mate lengths in plies, and the three search outcomes.
+//! Proof and disproof numbers.
 
 use std::fmt;
 
@@ -76,72 +76,6 @@ impl fmt::Display for PnDn {
     }
 }
 
-/// A distance in plies (half-moves). Mate lengths and search bounds use it.
-pub type Plies = u16;
-
-/// "No proof yet": the proof length of an unproven node.
-pub const NO_PROOF: Plies = Plies::MAX;
-/// "No mate at any length" (stalemate, dead position, attacker mated, 50-move draw): the
-/// disproof length of a node the attacker can never win from.
-pub const DISPROOF_NEVER: i16 = i16::MAX;
-
-/// Converts a mate length in plies to the signed UCI "mate M" number seen from the side
-/// to move at the root: the side to move mates in `(plies + 1) / 2` when it attacks
-/// (odd plies), and is mated in `plies / 2` (negative) when it defends (even plies).
-pub fn plies_to_moves(plies: Plies, root_attacks: bool) -> i32 {
-    if root_attacks { (i32::from(plies) + 1) / 2 } else { -(i32::from(plies) / 2) }
-}
-
-/// The final verdict of a search, as proven (or not) by the prover.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// The side to move mates in `moves` (a proven upper bound; `exact` when a shorter mate
-    /// was also disproven). `pv` replays to checkmate in exactly `2 * moves - 1` plies.
-    Mate {
-        /// Mate length in moves.
-        moves: u32,
-        /// True when no shorter mate exists (proven).
-        exact: bool,
-        /// The forced line, attacker's fastest move and defender's longest defence.
-        pv: Vec<shakmaty::Move>,
-    },
-    /// The side to move is mated in `moves`; `pv` has exactly `2 * moves` plies.
-    Mated {
-        /// Mate length in moves.
-        moves: u32,
-        /// True when the opponent provably has no shorter mate.
-        exact: bool,
-        /// The defender's longest resistance against the fastest mate.
-        pv: Vec<shakmaty::Move>,
-    },
-    /// Proven: neither side mates within `moves` moves (a real disproof).
-    NoMate {
-        /// The bound in moves.
-        moves: u32,
-    },
-    /// Nothing proven before a limit, a stop or lack of memory ended the search.
-    Unknown,
-}
-
-impl Outcome {
-    /// The signed mate number from the side to move's view (negative: it is mated).
-    pub fn signed_moves(&self) -> Option<i32> {
-        match self {
-            Outcome::Mate { moves, .. } => Some(*moves as i32),
-            Outcome::Mated { moves, .. } => Some(-(*moves as i32)),
-            _ => None,
-        }
-    }
-
-    /// The forced line of a mate verdict; empty otherwise.
-    pub fn pv(&self) -> &[shakmaty::Move] {
-        match self {
-            Outcome::Mate { pv, .. } | Outcome::Mated { pv, .. } => pv,
-            _ => &[],
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,13 +97,5 @@ mod tests {
         }
         assert_eq!(PnDn::epsilon_threshold(PnDn(5), PnDn(100)), PnDn(5));
         assert_eq!(PnDn::epsilon_threshold(PnDn::INFINITE, PnDn(8)), PnDn(12));
-    }
-
-    #[test]
-    fn plies_to_moves_signs() {
-        assert_eq!(plies_to_moves(1, true), 1);
-        assert_eq!(plies_to_moves(5, true), 3);
-        assert_eq!(plies_to_moves(2, false), -1);
-        assert_eq!(plies_to_moves(6, false), -3);
     }
 }

@@ -1,0 +1,143 @@
+//! Rebuilding the forced line of a proof from the table.
+//!
+//! The builder walks down from a proven node. At an OR node it follows the child with the
+//! shortest known proof within `bound - 1` (re-proving children whose entries were lost).
+//! At an AND node every defence is mated within `bound - 1`; it collects each defence's
+//! proven length and follows the longest, so the node's line is one ply longer than the
+//! longest proven defence. Every length it returns is backed by proofs of all defences,
+//! so the line's length is a proven mate length; when the root's length is also proven
+//! shortest, the line is exactly that long (a shorter line would be a shorter mate).
+
+use shakmaty::{Move, Position};
+
+use super::dfpn::{Call, RootMoves, Solver, Stops};
+use super::mate_len::Plies;
+use super::node::Node;
+use super::value::Verdict;
+
+/// Nodes one re-proof inside the builder may spend.
+const PER_CALL_BUDGET: u64 = 100_000;
+
+/// Builds forced lines with a bounded total node budget; ignores stop and deadline so a
+/// proven mate can still be printed after `stop`.
+pub struct LineBuilder<'s, 'a> {
+    solver: &'s mut Solver<'a>,
+    budget: u64,
+}
+
+impl<'s, 'a> LineBuilder<'s, 'a> {
+    /// A builder over `solver` that may spend `budget` nodes in all.
+    pub fn new(solver: &'s mut Solver<'a>, budget: u64) -> Self {
+        LineBuilder { solver, budget }
+    }
+
+    fn solve(&mut self, node: &Node, bound: Plies) -> Verdict {
+        if self.budget == 0 {
+            return Verdict::Unknown;
+        }
+        let before = self.solver.monitor.nodes();
+        let call =
+            Call { budget: Some(self.budget.min(PER_CALL_BUDGET)), stops: Stops::BudgetOnly, root: RootMoves::All };
+        let v = self.solver.solve(node, bound, call);
+        self.budget = self.budget.saturating_sub(self.solver.monitor.nodes() - before);
+        v
+    }
+
+    /// Appends to `out` a forced line from `node`, which must be proven within `bound`
+    /// plies, and returns its length (at most `bound`). None when the budget ran out.
+    /// `root` says whether this node's moves are restricted.
+    pub fn line(&mut self, node: &Node, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Option<Plies> {
+        if node.pos.turn() == self.solver.attacker() {
+            self.or_line(node, bound, root, out)
+        } else {
+            self.and_line(node, bound, root, out)
+        }
+    }
+
+    fn or_line(&mut self, node: &Node, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Option<Plies> {
+        if bound == Plies::ZERO {
+            return None;
+        }
+        let moves = self.solver.node_moves(node, root);
+        let hint = self.solver.best_move(node, bound);
+        // Known proofs first (shortest first, the table's move breaking ties), then the rest.
+        let mut known = Vec::new();
+        let mut rest = Vec::new();
+        for &m in &moves {
+            let child = node.play(m);
+            match self.solver.lookup(&child, bound.pred()) {
+                Some(v) if v.is_proven() => known.push((v.mate.at_most, Some(m) != hint, m, child)),
+                Some(v) if v.is_disproven() => {}
+                _ => rest.push((Some(m) != hint, m, child)),
+            }
+        }
+        known.sort_by_key(|k| (k.0, k.1));
+        rest.sort_by_key(|r| r.0);
+        let candidates =
+            known.into_iter().map(|(p, _, m, c)| (Some(p), m, c)).chain(rest.into_iter().map(|(_, m, c)| (None, m, c)));
+        for (proof, m, child) in candidates {
+            let proof = match proof {
+                Some(p) => p,
+                None => match self.solve(&child, bound.pred()) {
+                    Verdict::Proven(p) => p,
+                    Verdict::Disproven(_) => continue,
+                    Verdict::Unknown => return None,
+                },
+            };
+            let mark = out.len();
+            out.push(m);
+            match self.line(&child, proof, RootMoves::All, out) {
+                Some(sub) => return Some(sub.succ()),
+                None => {
+                    out.truncate(mark);
+                    return None;
+                }
+            }
+        }
+        None
+    }
+
+    fn and_line(&mut self, node: &Node, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Option<Plies> {
+        let moves = self.solver.node_moves(node, root);
+        if moves.is_empty() {
+            return node.pos.is_check().then_some(Plies::ZERO);
+        }
+        if bound < Plies::new(2) {
+            return None;
+        }
+        // Every defence is mated within bound - 1; collect each one's proven length.
+        let mut defences = Vec::with_capacity(moves.len());
+        for &m in &moves {
+            let child = node.play(m);
+            let proof = match self.solver.lookup(&child, bound.pred()) {
+                Some(v) if v.is_proven() => v.mate.at_most,
+                _ => match self.solve(&child, bound.pred()) {
+                    Verdict::Proven(p) => p,
+                    _ => return None,
+                },
+            };
+            defences.push((proof, m, child));
+        }
+        // Follow the longest defence. If its line turns out shorter than its recorded
+        // proof, that proof tightens and the next longest is tried.
+        loop {
+            let i = (0..defences.len()).max_by_key(|&i| defences[i].0)?;
+            let (proof, m, child) = &defences[i];
+            let (proof, m) = (*proof, *m);
+            let mark = out.len();
+            out.push(m);
+            let sub = match self.line(&child.clone(), proof, RootMoves::All, out) {
+                Some(sub) => sub,
+                None => {
+                    out.truncate(mark);
+                    return None;
+                }
+            };
+            if sub == proof {
+                return Some(sub.succ());
+            }
+            out.truncate(mark);
+            defences[i].0 = sub;
+        }
+    }
+}

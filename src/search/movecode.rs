@@ -1,0 +1,48 @@
+//! A compact 16-bit move code, as the transposition table stores best moves.
+
+use shakmaty::{Chess, Move, Position};
+
+/// A move packed into 16 bits: from (6), to (6), promotion role (3), castle flag (1).
+/// [`MoveCode::NONE`] (0) is never the code of a legal move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct MoveCode(pub u16);
+
+impl MoveCode {
+    /// "No move".
+    pub const NONE: MoveCode = MoveCode(0);
+
+    /// The code of `m`.
+    pub fn of(m: Move) -> MoveCode {
+        let (from, to) = match m {
+            Move::Castle { king, rook } => (king, rook),
+            Move::EnPassant { from, to } => (from, to),
+            Move::Normal { from, to, .. } => (from, to),
+            Move::Put { to, .. } => (to, to),
+        };
+        let promo = m.promotion().map_or(0u16, |r| r as u16);
+        let castle = u16::from(m.is_castle());
+        MoveCode((u16::from(from) | (u16::from(to) << 6) | (promo << 12) | (castle << 15)).max(1))
+    }
+
+    /// The legal move of `pos` with this code, if any.
+    pub fn decode(self, pos: &Chess) -> Option<Move> {
+        if self == MoveCode::NONE {
+            return None;
+        }
+        pos.legal_moves().into_iter().find(|&m| MoveCode::of(m) == self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_codes_round_trip() {
+        let pos = Chess::default();
+        for m in pos.legal_moves() {
+            assert_eq!(MoveCode::of(m).decode(&pos), Some(m));
+        }
+        assert_eq!(MoveCode::NONE.decode(&pos), None);
+    }
+}

@@ -1,0 +1,125 @@
+//! What a search reports: events while it runs, the outcome when it ends.
+
+use std::time::Duration;
+
+use shakmaty::Move;
+
+use super::mate_len::MateLen;
+
+/// Search statistics attached to events.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Nodes searched so far.
+    pub nodes: u64,
+    /// Time since the search started.
+    pub time: Duration,
+    /// Table occupancy, permille.
+    pub hashfull: u32,
+    /// The mate bound (plies) of the question that produced the event.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+}
+
+impl Stats {
+    /// Nodes per second.
+    pub fn nps(&self) -> u64 {
+        let us = self.time.as_micros().max(1) as u64;
+        self.nodes.saturating_mul(1_000_000) / us
+    }
+}
+
+/// What the search tells its owner while it runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A (shorter) mate was proven and its line replayed.
+    Mate {
+        /// The mate, from the side to move's view.
+        mate: MateLen,
+        /// True when proven shortest.
+        exact: bool,
+        /// The forced line.
+        pv: Vec<Move>,
+        /// Statistics at the time of the proof.
+        stats: Stats,
+    },
+    /// Proven: neither side mates within `moves` moves.
+    NoMate {
+        /// The bound in moves.
+        moves: u32,
+        /// Statistics at the time of the disproof.
+        stats: Stats,
+    },
+}
+
+/// The final verdict of a search, as proven (or not) by the prover.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The side to move mates in `moves` (a proven upper bound; `exact` when a shorter mate
+    /// was also disproven). `pv` replays to checkmate in exactly `2 * moves - 1` plies:
+    /// the attacker's proven moves, and at each defender turn the reply with the longest
+    /// proven mate against it.
+    Mate {
+        /// Mate length in moves.
+        moves: u32,
+        /// True when no shorter mate exists (proven).
+        exact: bool,
+        /// The forced line.
+        pv: Vec<Move>,
+    },
+    /// The side to move is mated in `moves`; `pv` has exactly `2 * moves` plies, chosen as
+    /// for [`Outcome::Mate`].
+    Mated {
+        /// Mate length in moves.
+        moves: u32,
+        /// True when the opponent provably has no shorter mate.
+        exact: bool,
+        /// The forced line.
+        pv: Vec<Move>,
+    },
+    /// Proven: neither side mates within `moves` moves (a real disproof).
+    NoMate {
+        /// The bound in moves.
+        moves: u32,
+    },
+    /// Nothing proven before a limit, a stop or lack of memory ended the search.
+    Unknown,
+}
+
+impl Outcome {
+    /// The outcome of a proven `mate` with its line.
+    pub fn from_mate(mate: MateLen, exact: bool, pv: Vec<Move>) -> Outcome {
+        if mate.side_to_move_mates() {
+            Outcome::Mate { moves: mate.moves(), exact, pv }
+        } else {
+            Outcome::Mated { moves: mate.moves(), exact, pv }
+        }
+    }
+
+    /// The mate, from the side to move's view, when one is proven.
+    pub fn mate(&self) -> Option<MateLen> {
+        match self {
+            Outcome::Mate { moves, .. } => Some(MateLen::mate_in(*moves)),
+            Outcome::Mated { moves, .. } => Some(MateLen::mated_in(*moves)),
+            _ => None,
+        }
+    }
+
+    /// The signed mate number from the side to move's view (negative: it is mated).
+    pub fn signed_moves(&self) -> Option<i32> {
+        self.mate().map(MateLen::signed)
+    }
+
+    /// Whether a proven mate is also proven shortest.
+    pub fn is_exact(&self) -> bool {
+        matches!(self, Outcome::Mate { exact: true, .. } | Outcome::Mated { exact: true, .. })
+    }
+
+    /// The forced line of a mate verdict; empty otherwise.
+    pub fn pv(&self) -> &[Move] {
+        match self {
+            Outcome::Mate { pv, .. } | Outcome::Mated { pv, .. } => pv,
+            _ => &[],
+        }
+    }
+}

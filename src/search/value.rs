@@ -1,0 +1,98 @@
+//! What the search knows about one node: working proof/disproof numbers and the proven
+//! range of its mate length; and the [`Verdict`] a solved node reduces to.
+
+use super::mate_len::{MateRange, Plies};
+use super::pndn::PnDn;
+use crate::tt::Entry;
+
+/// A node's value: the df-pn numbers of the current bound and the mate lengths proven so
+/// far (valid for every bound).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Value {
+    /// Proof number (0: proven).
+    pub pn: PnDn,
+    /// Disproof number (0: disproven).
+    pub dn: PnDn,
+    /// The proven range of the mate length.
+    pub mate: MateRange,
+}
+
+impl Value {
+    /// Proven: a mate in at most `at_most` plies.
+    #[inline]
+    pub fn proven(at_most: Plies) -> Value {
+        Value { pn: PnDn::ZERO, dn: PnDn::INFINITE, mate: MateRange { at_most, ..MateRange::UNKNOWN } }
+    }
+
+    /// Disproven: no mate in fewer than `at_least` plies.
+    #[inline]
+    pub fn disproven(at_least: Plies) -> Value {
+        Value { pn: PnDn::INFINITE, dn: PnDn::ZERO, mate: MateRange { at_least, ..MateRange::UNKNOWN } }
+    }
+
+    /// Unsolved, with working numbers `pn` and `dn`.
+    #[inline]
+    pub fn open(pn: PnDn, dn: PnDn) -> Value {
+        Value { pn, dn, mate: MateRange::UNKNOWN }
+    }
+
+    /// True when proven.
+    #[inline]
+    pub fn is_proven(&self) -> bool {
+        self.pn.is_zero()
+    }
+
+    /// True when disproven.
+    #[inline]
+    pub fn is_disproven(&self) -> bool {
+        self.dn.is_zero()
+    }
+
+    /// True when proven or disproven.
+    #[inline]
+    pub fn is_solved(&self) -> bool {
+        self.is_proven() || self.is_disproven()
+    }
+
+    /// The verdict this value amounts to.
+    pub fn verdict(&self) -> Verdict {
+        if self.is_proven() {
+            Verdict::Proven(self.mate.at_most)
+        } else if self.is_disproven() {
+            Verdict::Disproven(self.mate.at_least)
+        } else {
+            Verdict::Unknown
+        }
+    }
+
+    /// Reads a table entry as seen by a node with `bound` plies left: a verdict that
+    /// covers the bound, else the working numbers of this bound or of a deeper one.
+    #[inline]
+    pub fn from_entry(e: &Entry, bound: Plies) -> Option<Value> {
+        if e.mate.proves(bound) {
+            Some(Value::proven(e.mate.at_most))
+        } else if e.mate.disproves(bound) {
+            Some(Value::disproven(e.mate.at_least))
+        } else if e.bound == bound {
+            Some(Value::open(PnDn(e.pn), PnDn(e.dn)))
+        } else if e.bound > bound && e.pn > 0 && e.dn > 0 {
+            // Working numbers of a deeper search: a better first guess than the
+            // heuristic (measured: +8 found on a 150-position matetrack sample; reusing
+            // shallower numbers as well cost 27).
+            Some(Value::open(PnDn(e.pn).min(PnDn::MAX_FINITE), PnDn(e.dn).min(PnDn::MAX_FINITE)))
+        } else {
+            None
+        }
+    }
+}
+
+/// What one search call established at its root.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// A mate in at most this many plies (within the bound asked).
+    Proven(Plies),
+    /// No mate in fewer than this many plies (more than the bound asked).
+    Disproven(Plies),
+    /// A budget, limit or stop came first.
+    Unknown,
+}
