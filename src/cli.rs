@@ -95,8 +95,7 @@ pub fn run_solve(fen: &str, mate: Option<u32>, time: Option<f64>, nodes: Option<
     let limits = SolveLimits { nodes, time };
     // Deep bounds recurse deeply: search on a thread with a large stack.
     let searched = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .stack_size(pnmate::search::SEARCH_STACK)
+        pnmate::search::search_thread("pnmate-solve")
             .spawn_scoped(scope, || solve(&pos, params, limits, &mut tt, &mut on_event))
             .map(|h| h.join())
     });

@@ -13,10 +13,11 @@ use shakmaty::{Chess, Move, Position};
 use crate::error::{SetupError, UciError};
 use crate::fallback::choose_move;
 use crate::limits::Limits;
+use crate::options::{OPTIONS, find as find_option};
 use crate::position::{parse_fen, play_moves};
 use crate::search::Outcome;
 use crate::search::monitor::{Control, Monitor};
-use crate::search::{Event, Params, Search};
+use crate::search::{Event, Params, Search, search_thread};
 use crate::tt::Table;
 
 /// Time the fallback move search gets once the prover stopped without a mate and no
@@ -44,29 +45,18 @@ pub enum EngineEvent {
     },
 }
 
-/// Engine options (UCI `setoption`).
+/// Engine settings, as the options in `crate::options` set them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Options {
-    /// Table size in MB.
-    pub hash_mb: usize,
+struct Settings {
     /// Requested search threads (the prover uses one).
-    pub threads: usize,
+    threads: usize,
     /// Time kept in reserve per move for communication.
-    pub move_overhead: Duration,
+    move_overhead: Duration,
 }
 
-impl Default for Options {
-    fn default() -> Self {
-        Options { hash_mb: 64, threads: 1, move_overhead: Duration::from_millis(30) }
-    }
-}
-
-/// Ranges of the numeric options, shared with the UCI option list.
-pub const HASH_RANGE: (usize, usize) = (1, 65536);
-/// Threads option range.
-pub const THREADS_RANGE: (usize, usize) = (1, 1024);
-/// Move Overhead range (ms).
-pub const OVERHEAD_RANGE: (usize, usize) = (0, 5000);
+/// A search thread ended by panicking instead of returning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchPanicked;
 
 struct Running {
     /// `go infinite` or `go ponder`: ends only on `stop` (or `ponderhit`).
@@ -84,7 +74,7 @@ pub struct Engine {
     pos: Chess,
     history: Vec<u64>,
     tt: Arc<Mutex<Table>>,
-    options: Options,
+    settings: Settings,
     running: Option<Running>,
 }
 
@@ -99,26 +89,23 @@ fn lock(tt: &Mutex<Table>) -> MutexGuard<'_, Table> {
 }
 
 impl Engine {
-    /// An engine at the starting position with default options.
+    /// An engine at the starting position with every option at its default.
     pub fn new() -> Engine {
-        let options = Options::default();
-        Engine {
+        let mut engine = Engine {
             pos: Chess::default(),
             history: Vec::new(),
-            tt: Arc::new(Mutex::new(Table::new(options.hash_mb))),
-            options,
+            tt: Arc::new(Mutex::new(Table::new(1))),
+            settings: Settings { threads: 1, move_overhead: Duration::ZERO },
             running: None,
+        };
+        for option in OPTIONS {
+            if let Some(default) = option.default_setting() {
+                // Defaults are in range by construction; a table that cannot be allocated
+                // at its default size keeps the small one.
+                let _ = option.apply(&mut engine, default);
+            }
         }
-    }
-
-    /// The current root position.
-    pub fn position(&self) -> &Chess {
-        &self.pos
-    }
-
-    /// The current options.
-    pub fn options(&self) -> Options {
-        self.options
+        engine
     }
 
     /// Sets the root for the next search from a FEN (None: the start position) and a move
@@ -137,62 +124,54 @@ impl Engine {
 
     /// Starts a new game: forgets the table.
     pub fn new_game(&mut self) {
-        self.stop();
-        self.wait();
-        lock(&self.tt).clear();
+        self.clear_hash();
     }
 
-    /// Sets an option by its UCI name (case-insensitive). Returns a note for the user
-    /// when the value is accepted with a remark.
+    /// Sets an option by its UCI name (case-insensitive). Returns a remark for the user
+    /// when the value is accepted with one.
     pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<Option<String>, UciError> {
         let bad = |reason: String| UciError::BadArguments { command: "setoption".into(), reason };
-        let number = |range: (usize, usize)| -> Result<usize, UciError> {
-            let v = value.ok_or_else(|| bad(format!("option '{name}' needs a value")))?;
-            match v.trim().parse::<usize>() {
-                Ok(n) if (range.0..=range.1).contains(&n) => Ok(n),
-                _ => Err(bad(format!("value '{v}' of '{name}' is not a number in {}..{}", range.0, range.1))),
-            }
-        };
-        match name.trim().to_ascii_lowercase().as_str() {
-            "hash" => {
-                let mb = number(HASH_RANGE)?;
-                self.stop();
-                self.wait();
-                lock(&self.tt).resize(mb);
-                self.options.hash_mb = mb;
-                Ok(None)
-            }
-            "threads" => {
-                let n = number(THREADS_RANGE)?;
-                self.options.threads = n;
-                Ok((n > 1).then(|| format!("Threads {n} accepted; the prover searches on 1 thread")))
-            }
-            "move overhead" => {
-                self.options.move_overhead = Duration::from_millis(number(OVERHEAD_RANGE)? as u64);
-                Ok(None)
-            }
-            "multipv" => {
-                number((1, 1))?;
-                Ok(None)
-            }
-            "clear hash" => {
-                self.stop();
-                self.wait();
-                lock(&self.tt).clear();
-                Ok(None)
-            }
-            _ => Err(bad(format!("unknown option '{name}'"))),
-        }
+        let option = find_option(name).ok_or_else(|| bad(format!("unknown option '{}'", name.trim())))?;
+        let setting = option.parse(value).map_err(bad)?;
+        option.apply(self, setting).map_err(bad)
+    }
+
+    /// Resizes the table to `mb` megabytes (the Hash option); waits for a running search.
+    pub(crate) fn set_hash_mb(&mut self, mb: usize) -> Result<Option<String>, String> {
+        self.stop();
+        let _ = self.wait();
+        lock(&self.tt).resize(mb);
+        Ok(None)
+    }
+
+    /// Sets the number of search threads (the Threads option).
+    pub(crate) fn set_threads(&mut self, n: usize) -> Option<String> {
+        self.settings.threads = n;
+        (n > 1).then(|| format!("Threads {n} accepted; the prover searches on 1 thread"))
+    }
+
+    /// Forgets the table (the Clear Hash option); waits for a running search.
+    pub(crate) fn clear_hash(&mut self) -> Option<String> {
+        self.stop();
+        let _ = self.wait();
+        lock(&self.tt).clear();
+        None
+    }
+
+    /// Sets the time kept in reserve per move (the Move Overhead option).
+    pub(crate) fn set_move_overhead_ms(&mut self, ms: u64) -> Option<String> {
+        self.settings.move_overhead = Duration::from_millis(ms);
+        None
     }
 
     /// Starts a search; returns at once. A running search is first allowed to finish
     /// (an open-ended one, `infinite` or `ponder`, is stopped); it ends with its own
     /// bestmove.
     pub fn go(&mut self, limits: Limits, sink: Sink) {
-        self.finish();
+        let _ = self.finish();
         let control = Control::new();
         let ponder = Arc::new(Mutex::new(None));
-        let budget = limits.time_budget(self.pos.turn(), self.options.move_overhead);
+        let budget = limits.time_budget(self.pos.turn(), self.settings.move_overhead);
         let job = Job {
             pos: self.pos.clone(),
             history: self.history.clone(),
@@ -208,10 +187,7 @@ impl Engine {
         }
         let sink = Arc::clone(&job.sink);
         let limits_open_ended = job.limits.infinite || job.limits.ponder;
-        let handle = std::thread::Builder::new()
-            .name("pnmate-search".into())
-            .stack_size(crate::search::SEARCH_STACK)
-            .spawn(move || job.run());
+        let handle = search_thread("pnmate-search").spawn(move || job.run());
         match handle {
             Ok(handle) => {
                 let open_ended = limits_open_ended;
@@ -244,23 +220,20 @@ impl Engine {
     }
 
     /// Lets a running search end by itself, stopping it only if it is open-ended.
-    pub fn finish(&mut self) {
+    pub fn finish(&mut self) -> Result<(), SearchPanicked> {
         if self.running.as_ref().is_some_and(|r| r.open_ended) {
             self.stop();
         }
-        self.wait();
+        self.wait()
     }
 
-    /// Waits for a running search to finish (after its bestmove).
-    pub fn wait(&mut self) {
-        if let Some(r) = self.running.take() {
-            let _ = r.handle.join();
+    /// Waits for a running search to finish (after its bestmove); says whether its thread
+    /// panicked.
+    pub fn wait(&mut self) -> Result<(), SearchPanicked> {
+        match self.running.take() {
+            Some(r) => r.handle.join().map_err(|_| SearchPanicked),
+            None => Ok(()),
         }
-    }
-
-    /// True while a search thread is alive.
-    pub fn is_searching(&self) -> bool {
-        self.running.as_ref().is_some_and(|r| !r.handle.is_finished())
     }
 }
 

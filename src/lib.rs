@@ -11,6 +11,7 @@ pub mod epd;
 pub mod error;
 pub mod fallback;
 pub mod limits;
+pub mod options;
 pub mod position;
 pub mod search;
 pub mod suite;

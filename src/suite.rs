@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::epd::{EpdEntry, Judgement, LENGTH_BANDS, band, judge};
 use crate::search::Outcome;
-use crate::search::{Params, SolveLimits, solve};
+use crate::search::{Params, SolveLimits, search_thread, solve};
 use crate::tt::Table;
 
 /// The result of one suite position.
@@ -74,8 +74,7 @@ pub fn run(
     std::thread::scope(|scope| {
         let mut started = 0;
         for _ in 0..jobs {
-            let worker = std::thread::Builder::new().name("pnmate-epd".into()).stack_size(crate::search::SEARCH_STACK);
-            started += usize::from(worker.spawn_scoped(scope, work).is_ok());
+            started += usize::from(search_thread("pnmate-epd").spawn_scoped(scope, work).is_ok());
         }
         if started == 0 {
             work(); // no thread could be started: solve here

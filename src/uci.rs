@@ -5,8 +5,8 @@
 //! spaces cannot trip or silently truncate the parser), and `parse_strict` runs inside
 //! `catch_unwind` and must yield exactly one message. What vampirc cannot express is
 //! handled by a small pre-pass of our own: `position` (4-field FENs, X-FEN/Shredder
-//! castling, long move lists) is parsed here entirely, and `go`'s counters that vampirc
-//! holds in a `u8` (`mate`, `depth`, `movestogo`) are read here and passed on clamped.
+//! castling, long move lists) is parsed here entirely, and `go` gets a pre-pass for the
+//! few things vampirc cannot express (see `parse_go`).
 //! Bad input is answered with `info string error: ...`; the engine keeps its last valid
 //! position and stays responsive.
 
@@ -17,9 +17,10 @@ use std::time::Duration;
 
 use vampirc_uci::{UciMessage, UciTimeControl, parse_strict};
 
-use crate::engine::{Engine, EngineEvent, HASH_RANGE, OVERHEAD_RANGE, Sink, THREADS_RANGE};
+use crate::engine::{Engine, EngineEvent, Sink};
 use crate::error::UciError;
 use crate::limits::{Clock, Limits};
+use crate::options::OPTIONS;
 use crate::position::uci;
 use crate::search::Event;
 
@@ -116,85 +117,75 @@ fn parse_position(args: &[&str]) -> Result<Command, UciError> {
     }
 }
 
+/// `go`: vampirc-uci parses what it can express; a pre-pass of ours takes out of the line
+/// what it cannot, first:
+/// - `mate`, `depth` and `movestogo` above 255 (vampirc holds them in a `u8` and panics);
+/// - `ponder`, `infinite` and `movetime` beside clock fields (vampirc keeps one
+///   time-control group, and the clock's replaces the others).
 fn parse_go(args: &[&str]) -> Result<Command, UciError> {
     let bad = |reason: String| UciError::BadArguments { command: "go".into(), reason };
-    // Pre-pass: the counters vampirc keeps in a u8, read at full width.
+    let has_clock = args.iter().any(|t| matches!(*t, "wtime" | "btime" | "winc" | "binc" | "movestogo"));
     let mut limits = Limits::default();
-    let mut normalised = vec!["go".to_string()];
+    let mut wide_movestogo = None;
+    let mut line = vec!["go"];
     let mut i = 0;
     while i < args.len() {
-        let key = args[i];
-        match key {
-            "mate" | "depth" | "movestogo" | "nodes" | "movetime" | "wtime" | "btime" | "winc" | "binc" => {
-                let Some(value) = args.get(i + 1) else {
-                    return Err(bad(format!("'{key}' needs a number")));
-                };
-                let n: i64 = value.parse().map_err(|_| bad(format!("'{key} {value}': not a number")))?;
-                if n < 0 && matches!(key, "mate" | "depth" | "movestogo" | "nodes") {
-                    return Err(bad(format!("'{key} {value}': must not be negative")));
-                }
-                let clamped = match key {
-                    "mate" | "depth" | "movestogo" => n.clamp(1, 255),
-                    _ => n.clamp(-999_999_999_999, 999_999_999_999),
-                };
-                match key {
-                    "mate" => limits.mate = Some(n as u64),
-                    "depth" => limits.depth = Some(n as u64),
-                    "movestogo" => {}
-                    "nodes" => limits.nodes = Some(n as u64),
-                    _ => {}
-                }
-                if key == "movestogo" {
-                    limits.clock.get_or_insert_with(Clock::default).movestogo = Some(n.max(1) as u64);
-                }
-                normalised.push(key.to_string());
-                normalised.push(clamped.to_string());
-                i += 2;
+        let (key, value) = (args[i], args.get(i + 1).copied());
+        let wide = value.and_then(|v| v.parse::<u64>().ok()).filter(|&n| n > 255);
+        match (key, wide, value) {
+            ("mate", Some(n), _) => limits.mate = Some(n),
+            ("depth", Some(n), _) => limits.depth = Some(n),
+            ("movestogo", Some(n), _) => wide_movestogo = Some(n),
+            ("movetime", _, Some(v)) if has_clock => {
+                let ms: i64 = v.parse().map_err(|_| bad(format!("'movetime {v}': not a number")))?;
+                limits.movetime = Some(Duration::from_millis(ms.max(0) as u64));
+            }
+            ("ponder", ..) if has_clock => {
+                limits.ponder = true;
+                i += 1;
+                continue;
+            }
+            ("infinite", ..) if has_clock => {
+                limits.infinite = true;
+                i += 1;
+                continue;
             }
             _ => {
-                normalised.push(key.to_string());
+                line.push(key);
                 i += 1;
+                continue;
             }
         }
+        i += 2;
     }
-    if limits.mate == Some(0) {
-        return Err(bad("'mate 0': want at least 1".into()));
-    }
-    let msg = vampirc_one(&normalised.join(" ")).ok_or_else(|| bad(format!("cannot parse '{}'", args.join(" "))))?;
+    let msg = vampirc_one(&line.join(" ")).ok_or_else(|| bad(format!("cannot parse '{}'", args.join(" "))))?;
     let UciMessage::Go { time_control, search_control } = msg else {
         return Err(bad("not a go command".into()));
     };
-    let ms = |d: Option<vampirc_uci::Duration>| d.map(|d| Duration::from_millis(d.num_milliseconds().max(0) as u64));
+    let ms = |d: vampirc_uci::Duration| Duration::from_millis(d.num_milliseconds().max(0) as u64);
     match time_control {
         Some(UciTimeControl::Infinite) => limits.infinite = true,
         Some(UciTimeControl::Ponder) => limits.ponder = true,
-        Some(UciTimeControl::MoveTime(t)) => limits.movetime = ms(Some(t)),
-        Some(UciTimeControl::TimeLeft { white_time, black_time, white_increment, black_increment, .. }) => {
-            let clock = limits.clock.get_or_insert_with(Clock::default);
-            clock.wtime = ms(white_time);
-            clock.btime = ms(black_time);
-            clock.winc = ms(white_increment).unwrap_or_default();
-            clock.binc = ms(black_increment).unwrap_or_default();
+        Some(UciTimeControl::MoveTime(t)) => limits.movetime = Some(ms(t)),
+        Some(UciTimeControl::TimeLeft { white_time, black_time, white_increment, black_increment, moves_to_go }) => {
+            limits.clock = Some(Clock {
+                wtime: white_time.map(ms),
+                btime: black_time.map(ms),
+                winc: white_increment.map(ms).unwrap_or_default(),
+                binc: black_increment.map(ms).unwrap_or_default(),
+                movestogo: wide_movestogo.or(moves_to_go.map(u64::from)),
+            });
         }
         None => {}
     }
-    // vampirc reads one time-control group; pick up what it leaves (e.g. "ponder wtime").
-    for (j, key) in args.iter().enumerate() {
-        let num =
-            || args.get(j + 1).and_then(|v| v.parse::<i64>().ok()).map(|n| Duration::from_millis(n.max(0) as u64));
-        match *key {
-            "ponder" => limits.ponder = true,
-            "infinite" => limits.infinite = true,
-            "movetime" => limits.movetime = num(),
-            "wtime" => limits.clock.get_or_insert_with(Clock::default).wtime = num(),
-            "btime" => limits.clock.get_or_insert_with(Clock::default).btime = num(),
-            "winc" => limits.clock.get_or_insert_with(Clock::default).winc = num().unwrap_or_default(),
-            "binc" => limits.clock.get_or_insert_with(Clock::default).binc = num().unwrap_or_default(),
-            _ => {}
-        }
-    }
     if let Some(sc) = search_control {
+        limits.mate = limits.mate.or(sc.mate.map(u64::from));
+        limits.depth = limits.depth.or(sc.depth.map(u64::from));
+        limits.nodes = sc.nodes;
         limits.searchmoves = sc.search_moves.iter().map(|m| m.to_string()).collect();
+    }
+    if limits.mate == Some(0) {
+        return Err(bad("'mate 0': want at least 1".into()));
     }
     Ok(Command::Go(limits))
 }
@@ -247,16 +238,10 @@ fn emit(out: &Out, lines: &[String]) {
 
 /// The `uci` handshake lines.
 pub fn handshake() -> Vec<String> {
-    vec![
-        format!("id name {ENGINE_NAME}"),
-        "id author the pnmate developers".into(),
-        format!("option name Hash type spin default 64 min {} max {}", HASH_RANGE.0, HASH_RANGE.1),
-        format!("option name Threads type spin default 1 min {} max {}", THREADS_RANGE.0, THREADS_RANGE.1),
-        "option name Clear Hash type button".into(),
-        "option name MultiPV type spin default 1 min 1 max 1".into(),
-        format!("option name Move Overhead type spin default 30 min {} max {}", OVERHEAD_RANGE.0, OVERHEAD_RANGE.1),
-        "uciok".into(),
-    ]
+    let mut lines = vec![format!("id name {ENGINE_NAME}"), "id author the pnmate developers".into()];
+    lines.extend(OPTIONS.iter().map(|o| o.uci_line()));
+    lines.push("uciok".into());
+    lines
 }
 
 /// Handles one command; returns false on `quit`.
@@ -286,7 +271,7 @@ pub fn handle(engine: &mut Engine, command: Command, out: &Out) -> bool {
         Command::PonderHit => engine.ponderhit(),
         Command::Quit => {
             engine.stop();
-            engine.wait();
+            let _ = engine.wait();
             return false;
         }
     }
@@ -318,7 +303,7 @@ pub fn run(input: impl BufRead, out: Out) {
     }
     // End of input: let a running search finish (its bestmove is still printed); an
     // open-ended one is stopped, as nobody is left to send `stop`.
-    engine.finish();
+    let _ = engine.finish();
 }
 
 #[cfg(test)]

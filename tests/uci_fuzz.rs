@@ -1,5 +1,5 @@
-//! Property test: no input line makes the UCI command handler panic, and the engine
-//! keeps answering afterwards.
+//! Property test: no input line makes the UCI command handler or the search thread
+//! panic, and the engine keeps answering afterwards.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -111,12 +111,12 @@ proptest! {
                 }
                 if is_go {
                     engine.stop();
-                    engine.wait();
+                    prop_assert!(engine.wait().is_ok(), "the search thread panicked after {:?}", l);
                 }
             }
         }
         engine.stop();
-        engine.wait();
+        prop_assert!(engine.wait().is_ok(), "the search thread panicked in {:?}", lines);
         prop_assert!(handle(&mut engine, Command::IsReady, &out));
         let text = String::from_utf8_lossy(&buf.lock().unwrap()).into_owned();
         prop_assert!(text.ends_with("readyok\n"), "{}", text);

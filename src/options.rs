@@ -1,0 +1,146 @@
+//! The engine's options, each defined once: its UCI name, type, range, default and the
+//! setter that applies it. The UCI handshake lists [`OPTIONS`]; `setoption` finds the
+//! option here, parses the value against its type and calls its setter; a new engine
+//! applies every default through the same setters.
+
+use crate::engine::Engine;
+
+/// The type, range and default of an option, as UCI declares them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An integer in `min..=max`.
+    Spin {
+        /// Smallest value.
+        min: i64,
+        /// Largest value.
+        max: i64,
+        /// Value of a new engine.
+        default: i64,
+    },
+    /// A switch.
+    Check {
+        /// Value of a new engine.
+        default: bool,
+    },
+    /// An action without a value.
+    Button,
+}
+
+/// A value for an option, checked against its [`Kind`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setting {
+    /// For a spin option.
+    Number(i64),
+    /// For a check option.
+    Flag(bool),
+    /// For a button.
+    Press,
+}
+
+/// One engine option.
+pub struct EngineOption {
+    /// The UCI name (matched case-insensitively).
+    pub name: &'static str,
+    /// Type, range and default.
+    pub kind: Kind,
+    /// Applies a checked setting; returns a remark for the user, if any.
+    set: fn(&mut Engine, Setting) -> Result<Option<String>, String>,
+}
+
+impl EngineOption {
+    /// The `option name ...` line of the UCI handshake.
+    pub fn uci_line(&self) -> String {
+        match self.kind {
+            Kind::Spin { min, max, default } => {
+                format!("option name {} type spin default {default} min {min} max {max}", self.name)
+            }
+            Kind::Check { default } => format!("option name {} type check default {default}", self.name),
+            Kind::Button => format!("option name {} type button", self.name),
+        }
+    }
+
+    /// The setting of a new engine (None for buttons).
+    pub fn default_setting(&self) -> Option<Setting> {
+        match self.kind {
+            Kind::Spin { default, .. } => Some(Setting::Number(default)),
+            Kind::Check { default } => Some(Setting::Flag(default)),
+            Kind::Button => None,
+        }
+    }
+
+    /// Checks `value` (the text after `value`, if any) against the option's type.
+    pub fn parse(&self, value: Option<&str>) -> Result<Setting, String> {
+        let name = self.name;
+        match self.kind {
+            Kind::Spin { min, max, .. } => {
+                let v = value.ok_or_else(|| format!("option '{name}' needs a value"))?.trim();
+                match v.parse::<i64>() {
+                    Ok(n) if (min..=max).contains(&n) => Ok(Setting::Number(n)),
+                    _ => Err(format!("value '{v}' of '{name}' is not a number in {min}..{max}")),
+                }
+            }
+            Kind::Check { .. } => match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+                Some("true") => Ok(Setting::Flag(true)),
+                Some("false") => Ok(Setting::Flag(false)),
+                _ => Err(format!("option '{name}' wants 'true' or 'false'")),
+            },
+            Kind::Button => Ok(Setting::Press),
+        }
+    }
+
+    /// Applies a setting this option parsed.
+    pub fn apply(&self, engine: &mut Engine, setting: Setting) -> Result<Option<String>, String> {
+        (self.set)(engine, setting)
+    }
+}
+
+fn number(s: Setting) -> i64 {
+    match s {
+        Setting::Number(n) => n,
+        _ => 0,
+    }
+}
+
+/// Every option, in handshake order.
+pub const OPTIONS: &[EngineOption] = &[
+    EngineOption {
+        name: "Hash",
+        kind: Kind::Spin { min: 1, max: 65536, default: 64 },
+        set: |e, s| e.set_hash_mb(number(s) as usize),
+    },
+    EngineOption {
+        name: "Threads",
+        kind: Kind::Spin { min: 1, max: 1024, default: 1 },
+        set: |e, s| Ok(e.set_threads(number(s) as usize)),
+    },
+    EngineOption { name: "Clear Hash", kind: Kind::Button, set: |e, _| Ok(e.clear_hash()) },
+    EngineOption { name: "MultiPV", kind: Kind::Spin { min: 1, max: 1, default: 1 }, set: |_, _| Ok(None) },
+    EngineOption {
+        name: "Move Overhead",
+        kind: Kind::Spin { min: 0, max: 5000, default: 30 },
+        set: |e, s| Ok(e.set_move_overhead_ms(number(s) as u64)),
+    },
+];
+
+/// The option called `name` (case-insensitive, surrounding blanks ignored).
+pub fn find(name: &str) -> Option<&'static EngineOption> {
+    let name = name.trim();
+    OPTIONS.iter().find(|o| o.name.eq_ignore_ascii_case(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_checks_types_and_ranges() {
+        let hash = find("hash").unwrap();
+        assert_eq!(hash.parse(Some(" 128 ")), Ok(Setting::Number(128)));
+        assert!(hash.parse(Some("0")).is_err());
+        assert!(hash.parse(Some("lots")).is_err());
+        assert!(hash.parse(None).is_err());
+        assert_eq!(find("Clear Hash").unwrap().parse(None), Ok(Setting::Press));
+        assert!(find("NoSuchOption").is_none());
+        assert_eq!(hash.uci_line(), "option name Hash type spin default 64 min 1 max 65536");
+    }
+}
