@@ -58,7 +58,7 @@ pub fn run(nodes: u64) -> BenchResult {
         let pos = parse_fen(fen).expect("bench positions are valid");
         tt.clear();
         let limits = SolveLimits { nodes: Some(nodes), time: None };
-        let (_, stats) = solve(&pos, Params::default(), limits, &mut tt, &mut |_| {});
+        let (_, stats) = solve(&pos, Params::default(), limits, &tt, &mut |_| {});
         total += stats.nodes;
     }
     BenchResult { nodes: total, time: started.elapsed() }
@@ -70,7 +70,7 @@ mod tests {
 
     /// The bench signature: the node total of `pnmate bench`. A change of search
     /// behaviour changes it; update it here and say `Bench: <nodes>` in the commit.
-    const BENCH_NODES: u64 = 3_316_298;
+    const BENCH_NODES: u64 = 3_316_458;
 
     #[test]
     fn bench_node_count_is_pinned() {

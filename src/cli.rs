@@ -76,7 +76,7 @@ pub fn run_solve(fen: &str, mate: Option<u32>, time: Option<f64>, nodes: Option<
     if mate == Some(0) || hash == 0 || hash > 65536 {
         return fail("--mate must be at least 1 and --hash in 1..65536");
     }
-    let mut tt = Table::new(hash);
+    let tt = Table::new(hash);
     let mut on_event = |e: Event| {
         if json {
             return;
@@ -96,7 +96,7 @@ pub fn run_solve(fen: &str, mate: Option<u32>, time: Option<f64>, nodes: Option<
     // Deep bounds recurse deeply: search on a thread with a large stack.
     let searched = std::thread::scope(|scope| {
         pnmate::search::search_thread("pnmate-solve")
-            .spawn_scoped(scope, || solve(&pos, params, limits, &mut tt, &mut on_event))
+            .spawn_scoped(scope, || solve(&pos, params, limits, &tt, &mut on_event))
             .map(|h| h.join())
     });
     let (outcome, stats) = match searched {

@@ -1,10 +1,17 @@
-//! The engine: owns the root position, the transposition table and the search thread.
+//! The engine: owns the root position, the transposition table and the search threads.
 //!
-//! `go` returns at once; the search runs on its own thread and reports through typed
-//! [`EngineEvent`]s; `stop`, `ponderhit` and `wait` control it. Every search ends with
-//! exactly one [`EngineEvent::BestMove`]. The engine never prints.
+//! `go` returns at once: the search runs on its own thread and reports through typed
+//! [`EngineEvent`]s. A `go` while a search runs stops that search; the new one starts on
+//! a thread of its own once the old one has answered, so every `go` gets exactly one
+//! [`EngineEvent::BestMove`], in order, and the command reader never waits. `stop`,
+//! `ponderhit` and `wait` control the latest search.
+//!
+//! Failures are reported, never fatal: a panic on a search thread becomes a note and a
+//! legal move; a table that cannot be allocated leaves the previous one in place. The
+//! engine never prints.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -15,13 +22,13 @@ use crate::fallback::choose_move;
 use crate::limits::Limits;
 use crate::options::{OPTIONS, find as find_option};
 use crate::position::{parse_fen, play_moves};
-use crate::search::Outcome;
 use crate::search::monitor::{Control, Monitor};
-use crate::search::{Event, Params, Search, search_thread};
+use crate::search::{Event, Outcome, Params, Search, search_thread};
 use crate::tt::Table;
 
 /// Time the fallback move search gets once the prover stopped without a mate and no
-/// clock time is left to spend (after `stop`, a node limit, or a proven "no mate").
+/// clock time is left to spend (after a node limit, a proven "no mate", or a `stop`, in
+/// which case it ends after its first pass).
 const FALLBACK_AFTER_STOP: Duration = Duration::from_millis(15);
 
 /// What the engine reports while and after searching.
@@ -36,11 +43,12 @@ pub enum EngineEvent {
     },
     /// A note for the user (UCI `info string`).
     Note(String),
-    /// The search is over. `best` is None only when the root has no legal move.
+    /// The search is over. `best` is None only when the root has no legal move (or no
+    /// valid position was given).
     BestMove {
         /// The move to play.
         best: Option<Move>,
-        /// The expected reply, when a line is known.
+        /// The expected reply, when one is known.
         ponder: Option<Move>,
     },
 }
@@ -58,22 +66,27 @@ struct Settings {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchPanicked;
 
+/// Receives engine events; called from the search thread.
+pub type Sink = Arc<dyn Fn(EngineEvent) + Send + Sync>;
+
+/// The pondering state of a search: `Some(budget)` while pondering, taken by ponderhit.
+type PonderState = Arc<Mutex<Option<Option<Duration>>>>;
+
 struct Running {
     /// `go infinite` or `go ponder`: ends only on `stop` (or `ponderhit`).
     open_ended: bool,
     control: Arc<Control>,
-    ponder: Arc<Mutex<Option<Option<Duration>>>>,
+    ponder: PonderState,
     handle: JoinHandle<()>,
 }
-
-/// Receives engine events; called from the search thread.
-pub type Sink = Arc<dyn Fn(EngineEvent) + Send + Sync>;
 
 /// The engine. See the module documentation.
 pub struct Engine {
     pos: Chess,
     history: Vec<u64>,
-    tt: Arc<Mutex<Table>>,
+    /// Why the last `position` was rejected, until a valid one arrives.
+    position_error: Option<String>,
+    tt: Arc<Table>,
     settings: Settings,
     running: Option<Running>,
 }
@@ -84,17 +97,14 @@ impl Default for Engine {
     }
 }
 
-fn lock(tt: &Mutex<Table>) -> MutexGuard<'_, Table> {
-    tt.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 impl Engine {
     /// An engine at the starting position with every option at its default.
     pub fn new() -> Engine {
         let mut engine = Engine {
             pos: Chess::default(),
             history: Vec::new(),
-            tt: Arc::new(Mutex::new(Table::new(1))),
+            position_error: None,
+            tt: Arc::new(Table::new(1)),
             settings: Settings { threads: 1, move_overhead: Duration::ZERO },
             running: None,
         };
@@ -109,17 +119,27 @@ impl Engine {
     }
 
     /// Sets the root for the next search from a FEN (None: the start position) and a move
-    /// list. On error the previous position stays. A running search is not disturbed: it
+    /// list. On error the engine has no valid position until the next good one: a `go`
+    /// then answers with the error and no move. A running search is not disturbed: it
     /// searches its own copy.
     pub fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), SetupError> {
-        let start = match fen {
-            Some(f) => parse_fen(f)?,
-            None => Chess::default(),
-        };
-        let (pos, history) = play_moves(start, moves.iter().copied())?;
-        self.pos = pos;
-        self.history = history;
-        Ok(())
+        let parsed = match fen {
+            Some(f) => parse_fen(f),
+            None => Ok(Chess::default()),
+        }
+        .and_then(|start| play_moves(start, moves.iter().copied()));
+        match parsed {
+            Ok((pos, history)) => {
+                self.pos = pos;
+                self.history = history;
+                self.position_error = None;
+                Ok(())
+            }
+            Err(e) => {
+                self.position_error = Some(e.to_string());
+                Err(e)
+            }
+        }
     }
 
     /// Starts a new game: forgets the table.
@@ -136,12 +156,22 @@ impl Engine {
         option.apply(self, setting).map_err(bad)
     }
 
-    /// Resizes the table to `mb` megabytes (the Hash option); waits for a running search.
+    /// The table, for exclusive use between searches (after [`Engine::stop`] and
+    /// [`Engine::wait`]).
+    fn table_mut(&mut self) -> &mut Table {
+        if Arc::get_mut(&mut self.tt).is_none() {
+            // Only a search thread shares the table, and it has ended; should one still
+            // hold it, the engine goes on with a fresh table of the same size.
+            self.tt = Arc::new(Table::new(self.tt.size_mb()));
+        }
+        Arc::get_mut(&mut self.tt).expect("the table is not shared")
+    }
+
+    /// Resizes the table to `mb` megabytes (the Hash option); stops a running search.
     pub(crate) fn set_hash_mb(&mut self, mb: usize) -> Result<Option<String>, String> {
         self.stop();
         let _ = self.wait();
-        lock(&self.tt).resize(mb);
-        Ok(None)
+        self.table_mut().resize(mb).map(|()| None).map_err(|e| e.to_string())
     }
 
     /// Sets the number of search threads (the Threads option).
@@ -150,11 +180,11 @@ impl Engine {
         (n > 1).then(|| format!("Threads {n} accepted; the prover searches on 1 thread"))
     }
 
-    /// Forgets the table (the Clear Hash option); waits for a running search.
+    /// Forgets the table (the Clear Hash option); stops a running search.
     pub(crate) fn clear_hash(&mut self) -> Option<String> {
         self.stop();
         let _ = self.wait();
-        lock(&self.tt).clear();
+        self.table_mut().clear();
         None
     }
 
@@ -164,45 +194,66 @@ impl Engine {
         None
     }
 
-    /// Starts a search; returns at once. A running search is first allowed to finish
-    /// (an open-ended one, `infinite` or `ponder`, is stopped); it ends with its own
-    /// bestmove.
+    /// Starts a search; returns at once. A running search is stopped first; it still ends
+    /// with its own bestmove, before this one's.
     pub fn go(&mut self, limits: Limits, sink: Sink) {
-        let _ = self.finish();
+        let previous = self.running.take().map(|r| {
+            r.control.stop();
+            r.handle
+        });
         let control = Control::new();
-        let ponder = Arc::new(Mutex::new(None));
         let budget = limits.time_budget(self.pos.turn(), self.settings.move_overhead);
+        let ponder: PonderState = Arc::new(Mutex::new(limits.ponder.then_some(budget)));
+        let open_ended = limits.infinite || limits.ponder;
         let job = Job {
-            pos: self.pos.clone(),
+            root: match &self.position_error {
+                None => Ok(self.pos.clone()),
+                Some(e) => Err(e.clone()),
+            },
             history: self.history.clone(),
             tt: Arc::clone(&self.tt),
             control: Arc::clone(&control),
             ponder: Arc::clone(&ponder),
             budget,
             limits,
-            sink,
+            sink: Arc::clone(&sink),
         };
-        if job.limits.ponder {
-            *ponder.lock().unwrap_or_else(|e| e.into_inner()) = Some(budget);
-        }
-        let sink = Arc::clone(&job.sink);
-        let limits_open_ended = job.limits.infinite || job.limits.ponder;
-        let handle = search_thread("pnmate-search").spawn(move || job.run());
-        match handle {
+        // The job goes into a slot the thread takes it from, so that it is still here
+        // when no thread can be started.
+        let slot = Arc::new(Mutex::new(Some(job)));
+        let thread_slot = Arc::clone(&slot);
+        let (tx, rx) = std::sync::mpsc::channel::<JoinHandle<()>>();
+        let spawned = search_thread("pnmate-search").spawn(move || {
+            if let Ok(previous) = rx.recv() {
+                let _ = previous.join();
+            }
+            let job = thread_slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(job) = job {
+                job.run();
+            }
+        });
+        match spawned {
             Ok(handle) => {
-                let open_ended = limits_open_ended;
-                self.running = Some(Running { open_ended, control, ponder, handle })
+                if let Some(previous) = previous {
+                    let _ = tx.send(previous);
+                }
+                drop(tx);
+                self.running = Some(Running { open_ended, control, ponder, handle });
             }
             Err(e) => {
-                // No thread to search on: answer at once so the GUI is not left waiting.
+                // No thread to search on: answer here, after the previous search.
+                if let Some(previous) = previous {
+                    let _ = previous.join();
+                }
                 sink(EngineEvent::Note(format!("error: cannot start the search thread: {e}")));
-                let best = choose_move(&self.pos, &[], Duration::from_millis(5), 2);
+                let job = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+                let best = job.and_then(|j| j.root.ok()).and_then(|pos| pos.legal_moves().first().copied());
                 sink(EngineEvent::BestMove { best, ponder: None });
             }
         }
     }
 
-    /// Asks a running search to stop; its bestmove follows shortly.
+    /// Asks the running search to stop; its bestmove follows shortly.
     pub fn stop(&mut self) {
         if let Some(r) = &self.running {
             r.control.stop();
@@ -227,8 +278,8 @@ impl Engine {
         self.wait()
     }
 
-    /// Waits for a running search to finish (after its bestmove); says whether its thread
-    /// panicked.
+    /// Waits for the searches to finish (after their bestmoves); says whether a search
+    /// thread panicked.
     pub fn wait(&mut self) -> Result<(), SearchPanicked> {
         match self.running.take() {
             Some(r) => r.handle.join().map_err(|_| SearchPanicked),
@@ -239,14 +290,23 @@ impl Engine {
 
 /// One search, as run on the search thread.
 struct Job {
-    pos: Chess,
+    root: Result<Chess, String>,
     history: Vec<u64>,
-    tt: Arc<Mutex<Table>>,
+    tt: Arc<Table>,
     control: Arc<Control>,
-    ponder: Arc<Mutex<Option<Option<Duration>>>>,
+    ponder: PonderState,
     budget: Option<Duration>,
     limits: Limits,
     sink: Sink,
+}
+
+/// The message of a panic's payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
 }
 
 impl Job {
@@ -254,18 +314,41 @@ impl Job {
         self.ponder.lock().unwrap_or_else(|e| e.into_inner()).is_some()
     }
 
+    /// Runs the search and always ends with exactly one bestmove, even when the search
+    /// panics: then a note says so and the first legal move is played.
     fn run(self) {
-        let started = Instant::now();
-        let root_moves = self.pos.legal_moves();
-        if root_moves.is_empty() {
-            (self.sink)(EngineEvent::RootTerminal { checkmated: self.pos.is_check() });
+        self.run_with(Job::search);
+    }
+
+    /// [`Job::run`] with the search given (so tests can make it fail).
+    fn run_with(self, search: impl FnOnce(&Job) -> (Option<Move>, Option<Move>)) {
+        let (best, ponder) = guarded(|| search(&self)).unwrap_or_else(|message| {
+            (self.sink)(EngineEvent::Note(format!("error: the search failed ({message}); playing a legal move")));
             self.wait_if_required();
-            (self.sink)(EngineEvent::BestMove { best: None, ponder: None });
-            return;
+            (self.root.as_ref().ok().and_then(|pos| pos.legal_moves().first().copied()), None)
+        });
+        (self.sink)(EngineEvent::BestMove { best, ponder });
+    }
+
+    /// The search proper: the prover, then the move to play.
+    fn search(&self) -> (Option<Move>, Option<Move>) {
+        let pos = match &self.root {
+            Ok(pos) => pos,
+            Err(e) => {
+                (self.sink)(EngineEvent::Note(format!("error: no valid position to search ({e})")));
+                self.wait_if_required();
+                return (None, None);
+            }
+        };
+        let started = Instant::now();
+        if pos.legal_moves().is_empty() {
+            (self.sink)(EngineEvent::RootTerminal { checkmated: pos.is_check() });
+            self.wait_if_required();
+            return (None, None);
         }
         let mut allowed = Vec::new();
         for text in &self.limits.searchmoves {
-            match text.parse::<shakmaty::uci::UciMove>().ok().and_then(|u| u.to_move(&self.pos).ok()) {
+            match text.parse::<shakmaty::uci::UciMove>().ok().and_then(|u| u.to_move(pos).ok()) {
                 Some(m) => allowed.push(m),
                 None => {
                     (self.sink)(EngineEvent::Note(format!("error: searchmoves: '{text}' is not legal here; ignored")))
@@ -283,27 +366,34 @@ impl Job {
             root_moves: (!allowed.is_empty()).then(|| allowed.clone()),
             history: self.history.clone(),
         };
+        let mut unshown = None;
         let outcome = {
-            let mut tt = lock(&self.tt);
-            tt.new_search();
+            self.tt.new_search();
             let mut monitor = Monitor::new(Arc::clone(&self.control), self.limits.nodes);
-            let sink = Arc::clone(&self.sink);
-            let mut on_event = move |e: Event| sink(EngineEvent::Search(e));
-            Search::new(&self.pos, params, &mut tt, &mut monitor, &mut on_event).run()
+            let mut on_event = |e: Event| {
+                if let Event::MateUnshown { first, .. } = &e {
+                    unshown = *first;
+                }
+                (self.sink)(EngineEvent::Search(e));
+            };
+            Search::new(pos, params, &self.tt, &mut monitor, &mut on_event).run()
         };
         self.wait_if_required();
-        let (best, ponder) = match &outcome {
+        match &outcome {
             Outcome::Mate { pv, .. } | Outcome::Mated { pv, .. } if !pv.is_empty() => (Some(pv[0]), pv.get(1).copied()),
+            _ if unshown.is_some() => (unshown, None),
             _ => {
                 let spent = started.elapsed();
                 let time = match self.budget {
                     Some(b) if !self.control.stopped() => b.saturating_sub(spent).max(FALLBACK_AFTER_STOP),
                     _ => FALLBACK_AFTER_STOP,
                 };
-                (choose_move(&self.pos, &allowed, time, 64), None)
+                match choose_move(pos, &allowed, &self.history, time, 64, Some(&self.control)) {
+                    Some(c) => (Some(c.best), c.ponder),
+                    None => (None, None),
+                }
             }
-        };
-        (self.sink)(EngineEvent::BestMove { best, ponder });
+        }
     }
 
     /// In `go infinite` and while pondering, bestmove must wait for `stop` (or, when
@@ -312,5 +402,52 @@ impl Job {
         while (self.limits.infinite || self.pondering()) && !self.control.stopped() {
             std::thread::sleep(Duration::from_millis(1));
         }
+    }
+}
+
+/// Runs `f`, turning a panic into its message.
+fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| panic_message(payload.as_ref()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(events: &Arc<Mutex<Vec<EngineEvent>>>) -> Job {
+        let events = Arc::clone(events);
+        Job {
+            root: Ok(Chess::default()),
+            history: Vec::new(),
+            tt: Arc::new(Table::new(1)),
+            control: Control::new(),
+            ponder: Arc::new(Mutex::new(None)),
+            budget: None,
+            limits: Limits::default(),
+            sink: Arc::new(move |e| events.lock().unwrap().push(e)),
+        }
+    }
+
+    #[test]
+    fn a_panicking_search_still_ends_in_one_legal_bestmove() {
+        let events = Arc::new(Mutex::new(Vec::new()));
+        job(&events).run_with(|_| panic!("boom {}", 1));
+        let events = events.lock().unwrap();
+        assert_eq!(events.len(), 2, "{events:?}");
+        let EngineEvent::Note(note) = &events[0] else { panic!("{events:?}") };
+        assert!(note.starts_with("error: the search failed (boom 1)"), "{note}");
+        let EngineEvent::BestMove { best: Some(m), ponder: None } = events[1] else { panic!("{events:?}") };
+        assert!(Chess::default().legal_moves().contains(&m));
+    }
+
+    #[test]
+    fn a_job_without_a_valid_position_answers_0000() {
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let mut j = job(&events);
+        j.root = Err("invalid FEN".into());
+        j.run();
+        let events = events.lock().unwrap();
+        assert!(matches!(&events[0], EngineEvent::Note(n) if n.contains("invalid FEN")), "{events:?}");
+        assert_eq!(events[1], EngineEvent::BestMove { best: None, ponder: None });
     }
 }

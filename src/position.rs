@@ -1,15 +1,22 @@
 //! Setting up positions from text: FENs (6-field, or EPD-style 4-field), X-FEN and
 //! Shredder castling letters, and UCI move lists.
 
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, fen::Fen, uci::UciMove, zobrist::Zobrist64};
+use shakmaty::{
+    CastlingMode, Chess, EnPassantMode, FromSetup, Position, Setup, fen::Fen, uci::UciMove, zobrist::Zobrist64,
+};
 
 use crate::error::SetupError;
+
+/// The largest halfmove clock kept: from 150 on the game is drawn by the 75-move rule, so
+/// larger clocks mean the same and are clamped to it (never wrapped).
+pub const MAX_HALFMOVES: u32 = 150;
 
 /// Parses a FEN (4 to 6 fields) into a legal standard-chess position.
 ///
 /// Castling letters may be KQkq, X-FEN or Shredder-FEN (file letters); only standard
 /// (non-960) castling positions are accepted. Errors say what is wrong: bad syntax, a
-/// missing king, the side not to move in check, pawns on the back rank, and so on.
+/// missing king, the side not to move in check, pawns on the back rank, and so on. A
+/// halfmove clock above [`MAX_HALFMOVES`] is clamped to it.
 pub fn parse_fen(text: &str) -> Result<Chess, SetupError> {
     let text = text.trim();
     let fields: Vec<&str> = text.split_whitespace().collect();
@@ -21,14 +28,16 @@ pub fn parse_fen(text: &str) -> Result<Chess, SetupError> {
     // to the search and common in composed and generated positions: accepted. Everything
     // else (missing kings, the side not to move in check, pawns on the back rank, ...) is
     // rejected.
-    fen.into_position(CastlingMode::Standard)
+    let mut setup = Setup::from(fen);
+    setup.halfmoves = setup.halfmoves.min(MAX_HALFMOVES);
+    Chess::from_setup(setup, CastlingMode::Standard)
         .or_else(shakmaty::PositionError::ignore_impossible_check)
         .map_err(|e| SetupError::Illegal { fen: text.to_string(), reason: format!("{e}") })
 }
 
 /// Plays UCI moves (e.g. `e2e4 e7e5`) from `pos`; fails on the first illegal move.
-/// Also returns the hashes of the positions passed through (for repetition checks), the
-/// starting position first and the final position excluded.
+/// Also returns the hashes of the positions passed through since the last pawn move or
+/// capture (the only ones that can recur), oldest first, the final position excluded.
 pub fn play_moves<'a>(
     mut pos: Chess,
     moves: impl IntoIterator<Item = &'a str>,
@@ -38,7 +47,11 @@ pub fn play_moves<'a>(
         let bad = || SetupError::Move { uci: text.to_string(), index: i + 1 };
         let uci: UciMove = text.parse().map_err(|_| bad())?;
         let m = uci.to_move(&pos).map_err(|_| bad())?;
-        history.push(pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
+        if m.is_zeroing() {
+            history.clear();
+        } else {
+            history.push(pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
+        }
         pos.play_unchecked(m);
     }
     Ok((pos, history))
@@ -91,6 +104,12 @@ mod tests {
     }
 
     #[test]
+    fn clamps_huge_halfmove_clocks() {
+        assert_eq!(parse_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 4294967295 1").unwrap().halfmoves(), MAX_HALFMOVES);
+        assert_eq!(parse_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 99 1").unwrap().halfmoves(), 99);
+    }
+
+    #[test]
     fn accepts_impossible_checks() {
         assert!(parse_fen("4k3/8/8/6N1/8/1B1Bpn2/3K4/b7 w - - 0 1").is_ok());
     }
@@ -113,7 +132,10 @@ mod tests {
     #[test]
     fn plays_moves_and_rejects_illegal_ones() {
         let (p, h) = play_moves(Chess::default(), ["e2e4", "e7e5", "e1e2"]).unwrap();
-        assert_eq!(h.len(), 3);
+        assert_eq!(h.len(), 1, "only the position after the last pawn move can recur");
+        let (_, h) = play_moves(Chess::default(), ["g1f3", "g8f6", "f3g1", "f6g8"]).unwrap();
+        assert_eq!(h.len(), 4);
+        assert_eq!(h[0], Chess::default().zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
         assert_eq!(to_fen(&p), "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPPKPPP/RNBQ1BNR b kq - 1 2");
         assert_eq!(
             play_moves(Chess::default(), ["e2e4", "e2e4"]).unwrap_err(),

@@ -57,7 +57,7 @@ pub fn run(
             let params = Params { mate: bound_of(entry), ..Params::default() };
             tt.clear(); // independent positions: results do not depend on scheduling
             let started = Instant::now();
-            let (outcome, stats) = solve(&entry.pos, params, settings.limits, &mut tt, &mut |_| {});
+            let (outcome, stats) = solve(&entry.pos, params, settings.limits, &tt, &mut |_| {});
             let judgement = judge(entry, &outcome);
             let r = PositionResult {
                 index: i,

@@ -1,4 +1,5 @@
-//! The transposition table: a fixed-size array of 2-entry buckets keyed by 64-bit hashes.
+//! The transposition table: a fixed-size array of 2-entry buckets keyed by 64-bit hashes,
+//! shared by all search threads without a lock.
 //!
 //! Each entry records what is known about one key (position, attacker and clock context,
 //! as the search builds keys): the working proof/disproof numbers for one remaining-depth
@@ -11,11 +12,32 @@
 //! far more work than any unsolved one, so proofs and disproofs survive long searches. A
 //! probe or store looks at one bucket only, so a full table never hangs; it only forgets.
 //!
-//! The API hands out copies, never references. The table has one owner at a time (the
-//! engine lends it to its search thread behind a mutex), so torn reads cannot occur.
+//! Sharing between threads. Every entry is four atomic words guarded by its own sequence
+//! lock: a writer takes the entry by a compare-and-swap that makes the sequence odd,
+//! writes, and releases it with the next even sequence; a reader copies the four words
+//! and keeps the copy only when the sequence was even and unchanged around it. So
+//! - a reader never sees a torn entry: key, numbers, lengths and move always come from one
+//!   complete write (a copy it cannot get consistently is treated as a miss);
+//! - a store is a read-modify-write under the entry's lock, so concurrent stores to one
+//!   key cannot undo each other's tightening: the mate range only ever narrows, and each
+//!   end of it was proven by some thread for this very key.
+//!
+//! A proof, a disproof or a length read from the table is therefore always one that was
+//! stored for that key. Two threads may, rarely, place the same key in both slots of a
+//! bucket; both copies hold true facts, and a probe returns the first.
+//!
+//! The API hands out copies, never references. `resize` and `clear` take `&mut self`:
+//! the type system keeps them between searches, when no thread holds the table.
+//! The memory is mapped zeroed, so a table of any size is ready at once and pages are
+//! only touched when a search writes to them; a failed allocation is an error, not an
+//! abort, and leaves the previous table in place.
 //!
 //! The table knows nothing of chess: keys are built by the search (`search::query`),
 //! which also guarantees that no path-dependent result is stored.
+
+#[cfg(not(unix))]
+use std::alloc::{Layout, alloc_zeroed};
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering, fence};
 
 use crate::search::mate_len::{MateRange, Plies};
 use crate::search::movecode::MoveCode;
@@ -85,12 +107,118 @@ pub struct Record {
 
 const BUCKET: usize = 2;
 
+/// One entry in memory: four atomic words. All zero is an empty entry.
+///
+/// - word 0: key
+/// - word 1: pn (low 32 bits), dn (high 32)
+/// - word 2: work (low 32), at_least (bits 32..48), at_most inverted (48..64, so that
+///   zero reads as "no mate proven")
+/// - word 3: bound (0..16), best move (16..32), generation (32..40), sequence (40..56)
+#[repr(C)]
+struct Slot([AtomicU64; 4]);
+
+const SEQ_SHIFT: u32 = 40;
+const SEQ_ONE: u64 = 1 << SEQ_SHIFT;
+const SEQ_MASK: u64 = 0xFFFF << SEQ_SHIFT;
+
+/// How often a reader retries a copy that a writer disturbed before calling it a miss.
+const READ_TRIES: usize = 8;
+
+impl Slot {
+    fn unpack(w: [u64; 4]) -> Entry {
+        Entry {
+            key: w[0],
+            pn: w[1] as u32,
+            dn: (w[1] >> 32) as u32,
+            work: w[2] as u32,
+            mate: MateRange {
+                at_least: Plies::from_raw((w[2] >> 32) as u16),
+                at_most: Plies::from_raw(!((w[2] >> 48) as u16)),
+            },
+            bound: Plies::from_raw(w[3] as u16),
+            best: MoveCode((w[3] >> 16) as u16),
+            generation: (w[3] >> 32) as u8,
+            _pad: [0; 3],
+        }
+    }
+
+    /// Words 1 to 3 of `e` (word 3 without the sequence).
+    fn pack(e: &Entry) -> [u64; 3] {
+        [
+            u64::from(e.pn) | (u64::from(e.dn) << 32),
+            u64::from(e.work) | (u64::from(e.mate.at_least.get()) << 32) | (u64::from(!e.mate.at_most.get()) << 48),
+            u64::from(e.bound.get()) | (u64::from(e.best.0) << 16) | (u64::from(e.generation) << 32),
+        ]
+    }
+
+    /// A consistent copy, or None when writers kept disturbing it.
+    #[inline]
+    fn read(&self) -> Option<Entry> {
+        for _ in 0..READ_TRIES {
+            let s1 = self.0[3].load(Ordering::Acquire);
+            if s1 & SEQ_ONE != 0 {
+                std::hint::spin_loop();
+                continue;
+            }
+            let w0 = self.0[0].load(Ordering::Relaxed);
+            let w1 = self.0[1].load(Ordering::Relaxed);
+            let w2 = self.0[2].load(Ordering::Relaxed);
+            fence(Ordering::Acquire);
+            let s2 = self.0[3].load(Ordering::Relaxed);
+            if s1 == s2 {
+                return Some(Slot::unpack([w0, w1, w2, s1]));
+            }
+        }
+        None
+    }
+
+    /// Takes the entry's lock; returns its word 3 as it was.
+    #[inline]
+    fn lock(&self) -> u64 {
+        let mut spins = 0u32;
+        loop {
+            let w3 = self.0[3].load(Ordering::Relaxed);
+            if w3 & SEQ_ONE == 0
+                && self.0[3]
+                    .compare_exchange_weak(w3, w3.wrapping_add(SEQ_ONE), Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+            {
+                fence(Ordering::Release);
+                return w3;
+            }
+            spins += 1;
+            if spins.is_multiple_of(64) {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+
+    /// Writes `e` into a locked entry whose word 3 was `old` and releases the lock.
+    #[inline]
+    fn write_unlock(&self, old: u64, e: &Entry) {
+        let w = Slot::pack(e);
+        self.0[0].store(e.key, Ordering::Relaxed);
+        self.0[1].store(w[0], Ordering::Relaxed);
+        self.0[2].store(w[1], Ordering::Relaxed);
+        let seq = (old & SEQ_MASK).wrapping_add(2 * SEQ_ONE) & SEQ_MASK;
+        self.0[3].store(w[2] | seq, Ordering::Release);
+    }
+
+    /// The entry of a locked slot (only the lock holder writes it).
+    #[inline]
+    fn locked_entry(&self, old: u64) -> Entry {
+        let w = [0, 1, 2].map(|i| self.0[i].load(Ordering::Relaxed));
+        Slot::unpack([w[0], w[1], w[2], old])
+    }
+}
+
 /// One bucket, aligned to exactly one cache line, so a probe costs at most one miss.
 /// (Two entries rather than DESIGN.md's four: equal results, about 15% more nodes per
 /// second when measured.)
-#[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
-struct Bucket([Entry; BUCKET]);
+struct Bucket([Slot; BUCKET]);
 
 /// Asks the kernel to back the table with huge pages (fewer TLB misses on random probes).
 /// Only advice: without it the table works the same, a little slower.
@@ -112,60 +240,192 @@ fn advise_huge_pages(ptr: *mut u8, len: usize) {
     let _ = (ptr, len);
 }
 
+/// Memory the system says it can still give, in bytes (Linux: MemAvailable plus free
+/// swap); None where unknown.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let field = |name: &str| -> Option<u64> {
+        let line = info.lines().find(|l| l.starts_with(name))?;
+        line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb * 1024)
+    };
+    Some(field("MemAvailable:")? + field("SwapFree:").unwrap_or(0))
+}
+
+/// Zeroed memory for the buckets, owned. On Unix it is an anonymous mapping: the kernel
+/// hands out zero pages as they are first touched, so a table of any size is ready at
+/// once (the global allocator would have to clear memory aligned to a cache line itself).
+struct Buckets {
+    ptr: std::ptr::NonNull<Bucket>,
+    len: usize,
+}
+
+// SAFETY: `Buckets` owns its memory like a Box<[Bucket]>; Bucket is Sync (atomics).
+unsafe impl Send for Buckets {}
+// SAFETY: as above; shared access only ever goes through the atomics.
+unsafe impl Sync for Buckets {}
+
+impl Buckets {
+    /// `n` (at least 1) empty buckets, or None when the memory cannot be had.
+    fn zeroed(n: usize) -> Option<Buckets> {
+        let n = n.max(1);
+        let bytes = n.checked_mul(std::mem::size_of::<Bucket>())?;
+        #[cfg(unix)]
+        // SAFETY: an anonymous private mapping of `bytes` bytes; it is page aligned (more
+        // than Bucket's 64) and reads as zeros, a valid empty Bucket.
+        let ptr = unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            if p == libc::MAP_FAILED { std::ptr::null_mut() } else { p as *mut Bucket }
+        };
+        #[cfg(not(unix))]
+        // SAFETY: a nonzero-size layout; all-zero bytes are a valid Bucket.
+        let ptr = unsafe { alloc_zeroed(Layout::array::<Bucket>(n).ok()?) as *mut Bucket };
+        let ptr = std::ptr::NonNull::new(ptr)?;
+        advise_huge_pages(ptr.as_ptr() as *mut u8, bytes);
+        Some(Buckets { ptr, len: n })
+    }
+}
+
+impl std::ops::Deref for Buckets {
+    type Target = [Bucket];
+    fn deref(&self) -> &[Bucket] {
+        // SAFETY: `ptr` points to `len` initialised buckets owned by self.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl std::ops::DerefMut for Buckets {
+    fn deref_mut(&mut self) -> &mut [Bucket] {
+        // SAFETY: as in deref, and `&mut self` makes the access exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for Buckets {
+    fn drop(&mut self) {
+        let bytes = self.len * std::mem::size_of::<Bucket>();
+        // SAFETY: the memory was obtained in `zeroed` with exactly this size and is not
+        // used after this.
+        unsafe {
+            #[cfg(unix)]
+            libc::munmap(self.ptr.as_ptr() as *mut libc::c_void, bytes);
+            #[cfg(not(unix))]
+            std::alloc::dealloc(self.ptr.as_ptr() as *mut u8, Layout::from_size_align_unchecked(bytes, 64));
+        }
+    }
+}
+
+/// Why the table could not be resized.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot allocate a {mb} MB table: {reason}; keeping the {kept_mb} MB table")]
+pub struct AllocError {
+    /// The size asked for.
+    pub mb: usize,
+    /// The size kept.
+    pub kept_mb: usize,
+    /// What stood in the way.
+    pub reason: String,
+}
+
 /// The transposition table. See the module documentation.
 pub struct Table {
-    buckets: Vec<Bucket>,
-    generation: u8,
+    buckets: Buckets,
+    generation: AtomicU8,
     /// Buckets that received an entry since the last clear, while few: clearing after a
-    /// small search then resets only these instead of the whole table.
-    dirty: Vec<u32>,
-    /// More buckets than `dirty` holds were written: the next clear resets everything.
-    dirty_overflow: bool,
+    /// small search then resets only these instead of the whole table. `dirty_len` counts
+    /// claims; past [`DIRTY_CAP`] the next clear resets everything.
+    dirty: Box<[AtomicU32]>,
+    dirty_len: AtomicU32,
 }
 
 /// How many written buckets are remembered for a cheap clear.
 const DIRTY_CAP: usize = 1 << 16;
 
 impl Table {
-    /// A table of about `mb` megabytes (at least one bucket).
+    /// A table of about `mb` megabytes (at least one bucket); a smaller one when that
+    /// much memory cannot be had.
     pub fn new(mb: usize) -> Table {
-        let mut t = Table { buckets: Vec::new(), generation: 1, dirty: Vec::new(), dirty_overflow: false };
-        t.resize(mb);
+        let mut t = Table {
+            buckets: Buckets::zeroed(1).expect("one bucket"),
+            generation: AtomicU8::new(1),
+            dirty: (0..DIRTY_CAP).map(|_| AtomicU32::new(0)).collect(),
+            dirty_len: AtomicU32::new(0),
+        };
+        let mut mb = mb.max(1);
+        while t.resize(mb).is_err() && mb > 1 {
+            mb /= 2;
+        }
         t
     }
 
-    /// Reallocates to about `mb` megabytes; forgets everything.
-    pub fn resize(&mut self, mb: usize) {
-        let bytes = mb.max(1) << 20;
+    /// The table's size in MB (rounded down).
+    pub fn size_mb(&self) -> usize {
+        std::mem::size_of_val(&*self.buckets) >> 20
+    }
+
+    /// Reallocates to about `mb` megabytes (empty). On failure the table stays as it was.
+    pub fn resize(&mut self, mb: usize) -> Result<(), AllocError> {
+        let mb = mb.max(1);
+        let bytes = mb << 20;
+        let fail = |reason: String| AllocError { mb, kept_mb: self.size_mb(), reason };
+        if let Some(avail) = available_memory() {
+            let reclaimable = std::mem::size_of_val(&*self.buckets) as u64;
+            if bytes as u64 > avail + reclaimable {
+                return Err(fail(format!("only {} MB available", (avail + reclaimable) >> 20)));
+            }
+        }
         let n = (bytes / std::mem::size_of::<Bucket>()).max(1);
-        self.buckets = Vec::new();
-        let mut buckets = Vec::with_capacity(n);
-        advise_huge_pages(buckets.as_mut_ptr() as *mut u8, n * std::mem::size_of::<Bucket>());
-        buckets.resize(n, Bucket([Entry::EMPTY; BUCKET]));
-        self.buckets = buckets;
-        self.dirty.clear();
-        self.dirty_overflow = false;
-        self.generation = 1;
+        // Free the old table first, so that memory is available to the new one; put a
+        // one-bucket table in its place meanwhile.
+        let old_n = self.buckets.len();
+        self.buckets = Buckets::zeroed(1).ok_or_else(|| fail("out of memory".into()))?;
+        match Buckets::zeroed(n) {
+            Some(b) => self.buckets = b,
+            None => {
+                // Give back a table of the old size if possible (its contents are lost).
+                if let Some(b) = Buckets::zeroed(old_n) {
+                    self.buckets = b;
+                }
+                return Err(AllocError { mb, kept_mb: self.size_mb(), reason: "out of memory".into() });
+            }
+        }
+        *self.dirty_len.get_mut() = 0;
+        *self.generation.get_mut() = 1;
+        Ok(())
     }
 
     /// Forgets everything, keeping the size.
     pub fn clear(&mut self) {
-        if self.dirty_overflow {
-            self.buckets.fill(Bucket([Entry::EMPTY; BUCKET]));
+        let claimed = *self.dirty_len.get_mut() as usize;
+        if claimed > DIRTY_CAP {
+            // SAFETY: `&mut self` excludes every other access; all-zero bytes are empty
+            // buckets.
+            unsafe { std::ptr::write_bytes(self.buckets.as_mut_ptr(), 0, self.buckets.len()) };
         } else {
-            for &b in &self.dirty {
-                self.buckets[b as usize] = Bucket([Entry::EMPTY; BUCKET]);
+            for d in &mut self.dirty[..claimed] {
+                let b = *d.get_mut() as usize;
+                for slot in &mut self.buckets[b].0 {
+                    for w in &mut slot.0 {
+                        *w.get_mut() = 0;
+                    }
+                }
             }
         }
-        self.dirty.clear();
-        self.dirty_overflow = false;
-        self.generation = 1;
+        *self.dirty_len.get_mut() = 0;
+        *self.generation.get_mut() = 1;
     }
 
     /// Starts a new search: older entries become preferred victims (their verdicts stay
     /// valid and usable).
-    pub fn new_search(&mut self) {
-        self.generation = if self.generation == u8::MAX { 1 } else { self.generation + 1 };
+    pub fn new_search(&self) {
+        let g = self.generation.load(Ordering::Relaxed);
+        self.generation.store(if g == u8::MAX { 1 } else { g + 1 }, Ordering::Relaxed);
     }
 
     #[inline]
@@ -196,31 +456,36 @@ impl Table {
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Entry> {
         let b = self.bucket(key);
-        self.buckets[b].0.iter().find(|e| e.key == key && !e.is_empty()).copied()
+        // Look at the key word first: only a slot that may hold the key is copied.
+        self.buckets[b]
+            .0
+            .iter()
+            .filter(|s| s.0[0].load(Ordering::Relaxed) == key)
+            .filter_map(Slot::read)
+            .find(|e| e.key == key && !e.is_empty())
     }
 
     /// Records what a search learnt about `key`: the working numbers and bound replace
     /// the stored ones, the mate range tightens, the work adds up.
-    pub fn store(&mut self, key: u64, r: &Record) {
+    pub fn store(&self, key: u64, r: &Record) {
         let b = self.bucket(key);
-        let generation = self.generation;
-        let bucket = &mut self.buckets[b].0;
-        let slot = match bucket.iter().position(|e| e.key == key && !e.is_empty()) {
+        let generation = self.generation.load(Ordering::Relaxed);
+        let bucket = &self.buckets[b].0;
+        // The slot holding the key (checked again under the lock), else the victim.
+        let slot = match bucket.iter().position(|s| s.0[0].load(Ordering::Relaxed) == key) {
             Some(i) => i,
-            None => {
-                let victim = (0..BUCKET).min_by_key(|&i| Self::keep_value(&bucket[i], generation)).unwrap_or(0);
-                if bucket[victim].is_empty() {
-                    if self.dirty.len() < DIRTY_CAP {
-                        self.dirty.push(b as u32);
-                    } else {
-                        self.dirty_overflow = true;
-                    }
-                }
-                bucket[victim] = Entry { key, ..Entry::EMPTY };
-                victim
-            }
+            None => (0..BUCKET)
+                .min_by_key(|&i| bucket[i].read().map_or(u64::MAX, |e| Self::keep_value(&e, generation)))
+                .unwrap_or(0),
         };
-        let e = &mut bucket[slot];
+        let old = bucket[slot].lock();
+        let mut e = bucket[slot].locked_entry(old);
+        if e.key != key || e.is_empty() {
+            if e.is_empty() {
+                self.mark_dirty(b);
+            }
+            e = Entry { key, ..Entry::EMPTY };
+        }
         e.generation = generation;
         e.pn = r.pn;
         e.dn = r.dn;
@@ -230,6 +495,17 @@ impl Table {
         e.work = e.work.saturating_add(r.work);
         if r.best != MoveCode::NONE {
             e.best = r.best;
+        }
+        bucket[slot].write_unlock(old, &e);
+    }
+
+    fn mark_dirty(&self, bucket: usize) {
+        if self.dirty_len.load(Ordering::Relaxed) as usize > DIRTY_CAP {
+            return;
+        }
+        let i = self.dirty_len.fetch_add(1, Ordering::Relaxed) as usize;
+        if i < DIRTY_CAP {
+            self.dirty[i].store(bucket as u32, Ordering::Relaxed);
         }
     }
 
@@ -246,14 +522,14 @@ impl Table {
     /// Occupancy in permille: the share of the first 500 entries (250 buckets) that this
     /// search generation wrote.
     pub fn hashfull(&self) -> u32 {
+        let generation = self.generation.load(Ordering::Relaxed);
         let sample = self.buckets.len().min(250);
-        let n = sample * BUCKET;
         let used = self.buckets[..sample]
             .iter()
             .flat_map(|b| b.0.iter())
-            .filter(|e| !e.is_empty() && e.generation == self.generation)
+            .filter(|s| ((s.0[3].load(Ordering::Relaxed) >> 32) as u8) == generation)
             .count();
-        (used * 1000 / n.max(1)) as u32
+        (used * 1000 / (sample * BUCKET).max(1)) as u32
     }
 }
 
@@ -269,14 +545,46 @@ mod tests {
         Record { mate: MateRange { at_most: Plies::new(at_most), ..MateRange::UNKNOWN }, ..open(3, 0, 1 << 30, 1) }
     }
 
+    fn all_empty(t: &Table) -> bool {
+        t.buckets.iter().flat_map(|b| b.0.iter()).all(|s| s.0.iter().all(|w| w.load(Ordering::Relaxed) == 0))
+    }
+
     #[test]
-    fn entry_is_32_bytes() {
+    fn entries_are_32_bytes_and_buckets_one_cache_line() {
         assert_eq!(std::mem::size_of::<Entry>(), 32);
+        assert_eq!(std::mem::size_of::<Bucket>(), 64);
+        assert_eq!(std::mem::align_of::<Bucket>(), 64);
+    }
+
+    #[test]
+    fn entries_survive_packing() {
+        let e = Entry {
+            key: 0xDEAD_BEEF_0123_4567,
+            pn: 123_456,
+            dn: u32::MAX,
+            work: 77,
+            mate: MateRange { at_least: Plies::new(7), at_most: Plies::INFINITE },
+            bound: Plies::new(1999),
+            best: MoveCode(0xFFFF),
+            generation: 200,
+            _pad: [0; 3],
+        };
+        let w = Slot::pack(&e);
+        assert_eq!(Slot::unpack([e.key, w[0], w[1], w[2] | (5 * SEQ_ONE)]), e);
+    }
+
+    #[test]
+    fn impossible_sizes_are_refused_and_the_table_kept() {
+        let mut t = Table::new(2);
+        t.store(5, &proven(3));
+        let err = t.resize(1 << 40).unwrap_err();
+        assert_eq!(err.kept_mb, 2, "{err}");
+        assert!(t.probe(5).is_some(), "a refused size leaves the table as it was");
     }
 
     #[test]
     fn store_probe_round_trip_and_tightening() {
-        let mut t = Table::new(1);
+        let t = Table::new(1);
         assert!(t.probe(42).is_none());
         t.store(42, &Record { best: MoveCode(99), ..open(7, 3, 4, 10) });
         let e = t.probe(42).unwrap();
@@ -298,7 +606,7 @@ mod tests {
     #[test]
     fn full_table_keeps_solved_and_heavy_entries() {
         let mut t = Table::new(1);
-        t.buckets.truncate(1);
+        t.buckets = Buckets::zeroed(1).unwrap();
         t.store(1, &proven(3));
         t.store(2, &open(3, 5, 5, 1000)); // heavy
         t.store(3, &open(3, 5, 5, 2)); // the bucket is full: the heavy unsolved entry goes
@@ -324,18 +632,18 @@ mod tests {
             t.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), &open(1, 1, 1, 1));
         }
         t.clear();
-        assert!(t.buckets.iter().flat_map(|b| b.0.iter()).all(|e| e.is_empty()), "cheap clear");
+        assert!(all_empty(&t), "cheap clear");
         for k in 1..(DIRTY_CAP as u64 * 4) {
             t.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), &open(1, 1, 1, 1));
         }
-        assert!(t.dirty_overflow);
+        assert!(*t.dirty_len.get_mut() as usize > DIRTY_CAP);
         t.clear();
-        assert!(t.buckets.iter().flat_map(|b| b.0.iter()).all(|e| e.is_empty()), "full clear");
+        assert!(all_empty(&t), "full clear");
     }
 
     #[test]
     fn hashfull_counts_current_generation() {
-        let mut t = Table::new(1);
+        let t = Table::new(1);
         assert_eq!(t.hashfull(), 0);
         for k in 0..100_000u64 {
             t.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1, &open(1, 1, 1, 1));

@@ -215,6 +215,9 @@ pub fn format_event(event: &EngineEvent) -> Vec<String> {
             ),
             format!("info string no mate in {moves} (proven)"),
         ],
+        EngineEvent::Search(Event::MateUnshown { mate, .. }) => {
+            vec![format!("info string mate {mate} proven; its line was not built before the search ended")]
+        }
         EngineEvent::RootTerminal { checkmated: true } => vec!["info depth 0 score mate 0".into()],
         EngineEvent::RootTerminal { checkmated: false } => vec!["info depth 0 score cp 0".into()],
         EngineEvent::Note(text) => vec![format!("info string {text}")],

@@ -33,7 +33,7 @@ fn check_mates(name: &str, min_positions: usize) {
         tt.clear();
         let params = Params { mate: Some(bm.unsigned_abs()), ..Params::default() };
         let limits = SolveLimits { nodes: Some(50_000_000), time: None };
-        let (outcome, _) = solve(&e.pos, params, limits, &mut tt, &mut |_| {});
+        let (outcome, _) = solve(&e.pos, params, limits, &tt, &mut |_| {});
         let (moves, exact) = match &outcome {
             Outcome::Mate { moves, exact, .. } => (*moves as i32, *exact),
             Outcome::Mated { moves, exact, .. } => (-(*moves as i32), *exact),
@@ -79,7 +79,7 @@ fn proven_no_mate_within_n() {
         assert!(e.bm.is_none(), "{line}");
         tt.clear();
         let params = Params { mate: Some(n), ..Params::default() };
-        let (outcome, _) = solve(&e.pos, params, SolveLimits::default(), &mut tt, &mut |_| {});
+        let (outcome, _) = solve(&e.pos, params, SolveLimits::default(), &tt, &mut |_| {});
         assert_eq!(outcome, Outcome::NoMate { moves: n }, "{}", e.fen);
     }
 }
@@ -88,9 +88,9 @@ fn proven_no_mate_within_n() {
 fn one_megabyte_table_still_solves_a_mate_in_5_exactly() {
     let entries = suite("mates.epd");
     let (_, e) = entries.iter().find(|(_, e)| e.bm == Some(5)).expect("a mate in 5");
-    let mut tt = Table::new(1);
+    let tt = Table::new(1);
     let (outcome, _) =
-        solve(&e.pos, Params { mate: Some(5), ..Params::default() }, SolveLimits::default(), &mut tt, &mut |_| {});
+        solve(&e.pos, Params { mate: Some(5), ..Params::default() }, SolveLimits::default(), &tt, &mut |_| {});
     match outcome {
         Outcome::Mate { moves: 5, exact: true, ref pv } => verify_line(&e.pos, pv, MateLen::mate_in(5), &[]).unwrap(),
         other => panic!("{}: {other:?}", e.fen),
@@ -105,7 +105,7 @@ fn a_node_limit_gives_unknown_never_a_disproof() {
         for nodes in [1, 10, 100, 1000] {
             tt.clear();
             let limits = SolveLimits { nodes: Some(nodes), time: None };
-            let (outcome, stats) = solve(&e.pos, Params::default(), limits, &mut tt, &mut |_| {});
+            let (outcome, stats) = solve(&e.pos, Params::default(), limits, &tt, &mut |_| {});
             assert!(
                 matches!(outcome, Outcome::Unknown | Outcome::Mate { .. }),
                 "{} with {nodes} nodes: {outcome:?}",
@@ -124,9 +124,9 @@ fn a_time_limit_gives_unknown_on_a_hard_position() {
     // A long KRvK mate cut off after 1 ms: unknown or a verified mate, never "no mate".
     let entries = suite("endgames.epd");
     let (_, e) = entries.iter().max_by_key(|(_, e)| e.bm).unwrap();
-    let mut tt = Table::new(16);
+    let tt = Table::new(16);
     let limits = SolveLimits { nodes: None, time: Some(Duration::from_millis(1)) };
-    let (outcome, _) = solve(&e.pos, Params::default(), limits, &mut tt, &mut |_| {});
+    let (outcome, _) = solve(&e.pos, Params::default(), limits, &tt, &mut |_| {});
     assert!(!matches!(outcome, Outcome::NoMate { .. } | Outcome::Mated { .. }), "{outcome:?}");
 }
 
@@ -134,9 +134,9 @@ fn a_time_limit_gives_unknown_on_a_hard_position() {
 fn events_report_each_shorter_mate_and_the_last_is_the_outcome() {
     let entries = suite("endgames.epd");
     let (_, e) = &entries[0];
-    let mut tt = Table::new(16);
+    let tt = Table::new(16);
     let mut seen = Vec::new();
-    let (outcome, _) = solve(&e.pos, Params::default(), SolveLimits::default(), &mut tt, &mut |ev| {
+    let (outcome, _) = solve(&e.pos, Params::default(), SolveLimits::default(), &tt, &mut |ev| {
         if let pnmate::Event::Mate { mate, pv, .. } = ev {
             seen.push((mate.signed(), pv));
         }
@@ -161,7 +161,7 @@ fn fifty_move_rule_is_the_defenders_claim() {
         tt.clear();
         let pos = parse_fen(fen).unwrap();
         let params = Params { mate: Some(mate), ..Params::default() };
-        let (outcome, _) = solve(&pos, params, SolveLimits::default(), &mut tt, &mut |_| {});
+        let (outcome, _) = solve(&pos, params, SolveLimits::default(), &tt, &mut |_| {});
         if let Outcome::Mate { moves, ref pv, .. } = outcome {
             verify_line(&pos, pv, MateLen::mate_in(moves), &[]).unwrap();
         }

@@ -75,8 +75,7 @@ fn go_mate_proves_no_mate_promptly() {
     let lines = s.until_bestmove(LONG);
     assert!(lines.iter().any(|l| l == "info string no mate in 5 (proven)"), "{lines:#?}");
     assert!(!lines.iter().any(|l| l.contains("score mate")));
-    let best = lines.last().unwrap().strip_prefix("bestmove ").unwrap();
-    replay("8/8/4k3/8/8/2B5/8/4K3 w - - 0 1", &[best.to_string()]);
+    replay("8/8/4k3/8/8/2B5/8/4K3 w - - 0 1", &[bestmove(&lines)]);
     // A real mate in 2 has no mate in 1.
     s.send(&format!("position fen {MATE2}"));
     s.send("go mate 1");
@@ -247,7 +246,18 @@ fn bad_input_keeps_the_engine_alive_and_the_position() {
     // Binary bytes and empty lines.
     s.send_raw(b"\x00\x01\xff\xfe garbage\n\n\r\n");
     s.sync();
-    // The last valid position is still there: Ra8 mates.
+    // After a rejected position there is no position to play from: go says so and
+    // answers bestmove 0000 instead of a move of a stale position.
+    s.send("go mate 1");
+    let lines = s.until_bestmove(LONG);
+    assert!(lines.iter().any(|l| l.starts_with("info string error: no valid position")), "{lines:#?}");
+    assert_eq!(lines.last().unwrap(), "bestmove 0000");
+    // Garbage other than a position keeps the last valid position: Ra8 mates.
+    s.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+    for line in bad_lines.iter().filter(|l| !l.starts_with("position")) {
+        s.send(line);
+    }
+    s.sync();
     s.send("go mate 1");
     let lines = s.until_bestmove(LONG);
     assert_eq!(lines.last().unwrap(), "bestmove a1a8");

@@ -12,11 +12,13 @@
 use shakmaty::{Color, Move, MoveList, Position};
 
 use super::expand::{Child, Expansion, aggregate, best_move};
-use super::mate_len::Plies;
+use super::mate_len::{MateRange, Plies};
 use super::monitor::Monitor;
+use super::movecode::MoveCode;
 use super::node::Node;
 use super::pndn::PnDn;
 use super::query::Keys;
+use super::repetition::Repetitions;
 use super::value::{Value, Verdict};
 use crate::tt::{Record, Table};
 
@@ -30,53 +32,61 @@ pub enum RootMoves {
     Restricted,
 }
 
-/// Which limits end a call early.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stops {
-    /// The call's budget and the search's hard limits (node limit, deadline, stop).
-    Obeyed,
-    /// The call's budget only (the line builder finishes a line even after a stop).
-    BudgetOnly,
-}
-
-/// One root call of the solver: how much it may spend and what may end it.
+/// One root call of the solver: how much it may spend and what its root is. The search's
+/// hard limits (node limit, deadline, stop) always apply as well.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Call {
     /// Node budget of this call (None: until a hard limit).
     pub budget: Option<u64>,
-    /// The limits that apply.
-    pub stops: Stops,
     /// Whether the root's moves are restricted.
     pub root: RootMoves,
+    /// Whether the call's root is the game's current position (rather than a position
+    /// below it, as the line builder asks): repetition claims count its occurrence there.
+    pub game_root: bool,
 }
 
-/// The df-pn solver for one attacker over one table.
+/// What a solver is asked: who attacks, and in which game.
+#[derive(Clone, Copy, Debug)]
+pub struct Question<'q> {
+    /// The side that tries to mate.
+    pub attacker: Color,
+    /// The moves of a restricted root (UCI searchmoves), when restricted.
+    pub root_moves: Option<&'q [Move]>,
+    /// Repetitions the defender may claim against the game history, if any.
+    pub repetitions: Option<&'q Repetitions>,
+}
+
+/// The df-pn solver for one question over one table.
 pub struct Solver<'a> {
     /// The transposition table.
-    pub tt: &'a mut Table,
+    pub tt: &'a Table,
     /// Node counting and limits.
     pub monitor: &'a mut Monitor,
     pub(super) attacker: Color,
     pub(super) keys: Keys,
+    pub(super) repetitions: Option<&'a Repetitions>,
     stack: Vec<Vec<Child>>,
     pub(super) scratch: Vec<Child>,
-    root_moves: Option<Vec<Move>>,
+    root_moves: Option<&'a [Move]>,
+    /// Whether the current call's root is the game's current position.
+    pub(super) at_game_root: bool,
     /// Deepest ply reached.
     pub seldepth: usize,
 }
 
 impl<'a> Solver<'a> {
-    /// A solver where `attacker` tries to mate. `root_moves`, when given, is the move list
-    /// of a restricted root (UCI searchmoves).
-    pub fn new(tt: &'a mut Table, monitor: &'a mut Monitor, attacker: Color, root_moves: Option<Vec<Move>>) -> Self {
+    /// A solver for `question` over `tt`, counting in `monitor`.
+    pub fn new(tt: &'a Table, monitor: &'a mut Monitor, question: Question<'a>) -> Self {
         Solver {
             tt,
             monitor,
-            attacker,
-            keys: Keys::new(attacker),
+            attacker: question.attacker,
+            keys: Keys::new(question.attacker, question.repetitions.map_or(0, Repetitions::salt)),
+            repetitions: question.repetitions,
             stack: Vec::new(),
             scratch: Vec::new(),
-            root_moves,
+            root_moves: question.root_moves,
+            at_game_root: false,
             seldepth: 0,
         }
     }
@@ -102,11 +112,35 @@ impl<'a> Solver<'a> {
         self.tt.probe(self.keys.of(node, bound)).and_then(|e| e.best.decode(&node.pos))
     }
 
+    /// Whether `node`, the root of a call at the game root, is a defender node whose
+    /// repetition claim differs from that of its later occurrences (it has occurred
+    /// exactly twice: a third occurrence, not this one, lets the defender claim). Its value
+    /// then holds for this node only and is not stored, like a restricted root's.
+    fn root_is_special(&self, node: &Node) -> bool {
+        self.at_game_root
+            && node.pos.turn() != self.attacker
+            && self.repetitions.is_some_and(|r| r.count(node.hash) == 2)
+    }
+
+    /// Records that the attacker mates from `node` within `plies` (a length the line
+    /// builder established from proofs of every defence).
+    pub fn record_proof(&self, node: &Node, plies: Plies) {
+        let record = Record {
+            bound: plies,
+            pn: 0,
+            dn: PnDn::INFINITE.0,
+            mate: MateRange { at_most: plies, ..MateRange::UNKNOWN },
+            work: 0,
+            best: MoveCode::NONE,
+        };
+        self.tt.store(self.keys.of(node, plies), &record);
+    }
+
     /// Legal moves of a node, restricted at a restricted root.
     pub fn node_moves(&self, node: &Node, root: RootMoves) -> MoveList {
         let mut moves = node.pos.legal_moves();
         if root == RootMoves::Restricted
-            && let Some(allowed) = &self.root_moves
+            && let Some(allowed) = self.root_moves
         {
             moves.retain(|m| allowed.contains(m));
         }
@@ -115,14 +149,15 @@ impl<'a> Solver<'a> {
 
     /// Solves `node` with `bound` plies left, as `call` allows.
     pub fn solve(&mut self, node: &Node, bound: Plies, call: Call) -> Verdict {
-        let restricted = call.root == RootMoves::Restricted && self.root_moves.is_some();
+        self.at_game_root = call.game_root;
+        let restricted = call.root == RootMoves::Restricted && self.root_moves.is_some() || self.root_is_special(node);
         if !restricted
             && let Some(v) = self.lookup(node, bound)
             && v.is_solved()
         {
             return v.verdict();
         }
-        self.monitor.begin(call.budget, call.stops);
+        self.monitor.begin(call.budget);
         let or = node.pos.turn() == self.attacker;
         let root = if restricted { RootMoves::Restricted } else { RootMoves::All };
         self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root).verdict()
@@ -143,7 +178,7 @@ impl<'a> Solver<'a> {
         let expansion = if or {
             self.expand_or(node, r, root, &mut children)
         } else {
-            self.expand_and(node, r, root, &mut children)
+            self.expand_and(node, r, ply, root, &mut children)
         };
         let (value, best) = match expansion {
             Expansion::Decided(value, best) => (value, best),

@@ -176,11 +176,13 @@ impl Solver<'_> {
         Expansion::Open
     }
 
-    /// Expands an AND node (defender to move, `r` plies left) into `children`.
+    /// Expands an AND node (defender to move, `r` plies left, `ply` plies below the
+    /// search root) into `children`.
     pub(super) fn expand_and(
         &mut self,
         node: &Node,
         r: Plies,
+        ply: usize,
         root: RootMoves,
         children: &mut Vec<Child>,
     ) -> Expansion {
@@ -190,6 +192,12 @@ impl Solver<'_> {
             return Expansion::Decided(v, MoveCode::NONE);
         }
         if can_claim_fifty(&node.pos, &all) || cannot_mate(&node.pos, self.attacker) {
+            return Expansion::Decided(Value::disproven(Plies::INFINITE), MoveCode::NONE);
+        }
+        if let Some(reps) = self.repetitions
+            && (reps.claims_here(node.hash, ply == 0 && self.at_game_root)
+                || all.iter().any(|&m| reps.claims_by_moving_to(node.child_hash(m))))
+        {
             return Expansion::Decided(Value::disproven(Plies::INFINITE), MoveCode::NONE);
         }
         if r <= Plies::new(1) {

@@ -10,7 +10,7 @@
 
 use shakmaty::{Move, Position};
 
-use super::dfpn::{Call, RootMoves, Solver, Stops};
+use super::dfpn::{Call, RootMoves, Solver};
 use super::mate_len::Plies;
 use super::node::Node;
 use super::value::Verdict;
@@ -18,8 +18,10 @@ use super::value::Verdict;
 /// Nodes one re-proof inside the builder may spend.
 const PER_CALL_BUDGET: u64 = 100_000;
 
-/// Builds forced lines with a bounded total node budget; ignores stop and deadline so a
-/// proven mate can still be printed after `stop`.
+/// Builds forced lines within a node budget. Re-proofs obey the search's hard limits too
+/// (stop, deadline, node limit): a line that needs them after a stop is not built, and
+/// the driver reports the proof without it. Lines the table holds complete are built
+/// without any search, so they still come out after a stop.
 pub struct LineBuilder<'s, 'a> {
     solver: &'s mut Solver<'a>,
     budget: u64,
@@ -36,17 +38,30 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
             return Verdict::Unknown;
         }
         let before = self.solver.monitor.nodes();
-        let call =
-            Call { budget: Some(self.budget.min(PER_CALL_BUDGET)), stops: Stops::BudgetOnly, root: RootMoves::All };
+        let call = Call { budget: Some(self.budget.min(PER_CALL_BUDGET)), root: RootMoves::All, game_root: false };
         let v = self.solver.solve(node, bound, call);
         self.budget = self.budget.saturating_sub(self.solver.monitor.nodes() - before);
         v
     }
 
+    /// Counts one position the builder expands, against its budget and the search's
+    /// limits; false when the builder must give up.
+    fn visit(&mut self) -> bool {
+        if self.budget == 0 || self.solver.monitor.hard_stopped() {
+            return false;
+        }
+        self.budget -= 1;
+        self.solver.monitor.count(1);
+        true
+    }
+
     /// Appends to `out` a forced line from `node`, which must be proven within `bound`
-    /// plies, and returns its length (at most `bound`). None when the budget ran out.
-    /// `root` says whether this node's moves are restricted.
+    /// plies, and returns its length (at most `bound`). None when the budget ran out or a
+    /// hard limit struck. `root` says whether this node's moves are restricted.
     pub fn line(&mut self, node: &Node, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Option<Plies> {
+        if !self.visit() {
+            return None;
+        }
         if node.pos.turn() == self.solver.attacker() {
             self.or_line(node, bound, root, out)
         } else {
@@ -87,7 +102,12 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
             let mark = out.len();
             out.push(m);
             match self.line(&child, proof, RootMoves::All, out) {
-                Some(sub) => return Some(sub.succ()),
+                Some(sub) => {
+                    if sub < proof {
+                        self.solver.record_proof(&child, sub);
+                    }
+                    return Some(sub.succ());
+                }
                 None => {
                     out.truncate(mark);
                     return None;
@@ -119,7 +139,8 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
             defences.push((proof, m, child));
         }
         // Follow the longest defence. If its line turns out shorter than its recorded
-        // proof, that proof tightens and the next longest is tried.
+        // proof, that proof tightens (in the table too, so no subtree is walked twice for
+        // it) and the next longest is tried.
         loop {
             let i = (0..defences.len()).max_by_key(|&i| defences[i].0)?;
             let (proof, m, child) = &defences[i];
@@ -136,6 +157,7 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
             if sub == proof {
                 return Some(sub.succ());
             }
+            self.solver.record_proof(child, sub);
             out.truncate(mark);
             defences[i].0 = sub;
         }

@@ -32,6 +32,13 @@ impl Plies {
         Plies(n)
     }
 
+    /// The plies a raw 16-bit value stands for (`u16::MAX`: [`Plies::INFINITE`]); for
+    /// storage formats.
+    #[inline]
+    pub const fn from_raw(n: u16) -> Plies {
+        Plies(n)
+    }
+
     /// The number of plies.
     #[inline]
     pub const fn get(self) -> u16 {

@@ -11,7 +11,10 @@
 //!    disproven: the last proof is then the proven shortest.
 //!
 //! Every proof is turned into a forced line, replayed, and only then reported as an
-//! [`Event`]. The search never prints.
+//! [`Event`]. A proof is recorded even when its line cannot be built yet (the line
+//! builder has a node budget and obeys stop): the driver retries with larger budgets,
+//! and a search that ends with such a proof reports it without a line
+//! ([`Event::MateUnshown`]). The search never prints.
 
 pub mod checks;
 pub mod dfpn;
@@ -23,6 +26,7 @@ pub mod movecode;
 pub mod node;
 pub mod pndn;
 pub mod query;
+pub mod repetition;
 pub mod report;
 pub mod rules;
 pub mod value;
@@ -33,11 +37,12 @@ use std::time::Duration;
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::tt::Table;
-use dfpn::{Call, RootMoves, Solver, Stops};
+use dfpn::{Call, Question, RootMoves, Solver};
 use line::LineBuilder;
 use mate_len::{MAX_MATE_MOVES, MateLen, Plies};
 use monitor::Monitor;
 use node::Node;
+use repetition::Repetitions;
 pub use report::{Event, Outcome, Stats};
 use value::Verdict;
 use verify::verify_line;
@@ -64,8 +69,7 @@ const FAR_RUNGS: usize = 2;
 /// Node budget of the first alternating round; doubled each round.
 const FIRST_ROUND_BUDGET: u64 = 20_000;
 
-/// Nodes the line builder may spend on one line (it ignores stop and deadline, so this
-/// bounds how late a line found at the deadline can come: well under half a second).
+/// Nodes the line builder may first spend on one line; doubled on each retry.
 const LINE_BUDGET: u64 = 500_000;
 
 /// What the caller asks.
@@ -75,7 +79,8 @@ pub struct Params {
     pub mate: Option<u32>,
     /// Root moves to consider (UCI searchmoves); None or empty: all.
     pub root_moves: Option<Vec<Move>>,
-    /// Hashes of earlier game positions, oldest first (for the repetition check of lines).
+    /// Hashes of the game's positions before the root since its last pawn move or capture,
+    /// oldest first: the repetitions the defender may claim.
     pub history: Vec<u64>,
 }
 
@@ -88,13 +93,25 @@ struct Side {
     rung: usize,
     /// What is proven about the shortest mate: no mate in fewer plies than this.
     at_least: Plies,
-    /// Shortest proven line so far.
-    best: Option<Vec<Move>>,
+    /// What is proven about the shortest mate: a mate in at most this many plies.
+    at_most: Plies,
+    /// The shortest line built and replayed so far.
+    line: Option<Vec<Move>>,
+    /// Nodes the next attempt to build a line may spend.
+    line_budget: u64,
 }
 
 impl Side {
     fn new(attacker: Color, root_or: bool) -> Side {
-        Side { attacker, root_or, rung: 0, at_least: Plies::ZERO, best: None }
+        Side {
+            attacker,
+            root_or,
+            rung: 0,
+            at_least: Plies::ZERO,
+            at_most: Plies::INFINITE,
+            line: None,
+            line_budget: LINE_BUDGET,
+        }
     }
 
     /// The bound in plies of a mate in `moves` for this side's attacker.
@@ -102,8 +119,18 @@ impl Side {
         if self.root_or { Plies::mate_in(moves) } else { Plies::mated_in(moves) }
     }
 
+    /// Whether a mate is proven (with or without a line).
+    fn found(&self) -> bool {
+        !self.at_most.is_infinite()
+    }
+
     fn done(&self, cap: u32) -> bool {
-        self.best.is_some() || self.at_least > self.plies_for(cap)
+        self.found() || self.at_least > self.plies_for(cap)
+    }
+
+    /// Whether the shortest proven mate still lacks its line.
+    fn needs_line(&self) -> bool {
+        self.found() && self.line.as_ref().is_none_or(|l| l.len() > usize::from(self.at_most.get()))
     }
 
     /// The near and far bounds (moves) under the cap.
@@ -128,7 +155,8 @@ impl Side {
 pub struct Search<'a> {
     root: Node,
     params: Params,
-    tt: &'a mut Table,
+    repetitions: Option<Repetitions>,
+    tt: &'a Table,
     monitor: &'a mut Monitor,
     events: &'a mut dyn FnMut(Event),
     seldepth: u32,
@@ -139,14 +167,16 @@ impl<'a> Search<'a> {
     pub fn new(
         root: &Chess,
         mut params: Params,
-        tt: &'a mut Table,
+        tt: &'a Table,
         monitor: &'a mut Monitor,
         events: &'a mut dyn FnMut(Event),
     ) -> Search<'a> {
         if params.root_moves.as_ref().is_some_and(|m| m.is_empty()) {
             params.root_moves = None;
         }
-        Search { root: Node::new(root.clone()), params, tt, monitor, events, seldepth: 0 }
+        let root = Node::new(root.clone());
+        let repetitions = Repetitions::new(root.hash, &params.history);
+        Search { root, params, repetitions, tt, monitor, events, seldepth: 0 }
     }
 
     fn stats(&self, depth: Plies) -> Stats {
@@ -159,42 +189,72 @@ impl<'a> Search<'a> {
         }
     }
 
+    fn question<'q>(params: &'q Params, repetitions: &'q Option<Repetitions>, side: &Side) -> Question<'q> {
+        Question {
+            attacker: side.attacker,
+            root_moves: params.root_moves.as_deref(),
+            repetitions: repetitions.as_ref(),
+        }
+    }
+
     /// Runs one df-pn call for `side` at `bound`.
     fn solve(&mut self, side: &Side, bound: Plies, budget: Option<u64>) -> Verdict {
-        let mut solver = Solver::new(self.tt, self.monitor, side.attacker, self.params.root_moves.clone());
-        let v = solver.solve(&self.root, bound, Call { budget, stops: Stops::Obeyed, root: RootMoves::Restricted });
+        let question = Self::question(&self.params, &self.repetitions, side);
+        let mut solver = Solver::new(self.tt, self.monitor, question);
+        let call = Call { budget, root: RootMoves::Restricted, game_root: true };
+        let v = solver.solve(&self.root, bound, call);
         let seldepth = solver.seldepth as u32;
         self.seldepth = self.seldepth.max(seldepth);
         v
     }
 
-    /// Records a verdict for `side`; on a proof, builds, checks and reports the line.
+    /// Records a verdict of `side` at `bound`; on a proof, tries to build its line.
     fn record(&mut self, side: &mut Side, bound: Plies, verdict: Verdict) {
         match verdict {
             Verdict::Disproven(at_least) => side.at_least = side.at_least.max(at_least),
             Verdict::Proven(p) => {
-                let mut solver = Solver::new(self.tt, self.monitor, side.attacker, self.params.root_moves.clone());
-                let mut line = Vec::new();
-                let built =
-                    LineBuilder::new(&mut solver, LINE_BUDGET).line(&self.root, p, RootMoves::Restricted, &mut line);
-                if built.is_none() {
-                    return; // out of line budget: the proof stands, but nothing to show yet
-                }
-                let mate = MateLen::from_plies(line.len());
-                if let Err(e) = verify_line(&self.root.pos, &line, mate, &self.params.history) {
-                    debug_assert!(false, "line failed replay: {e}");
-                    return;
-                }
-                if side.best.as_ref().is_some_and(|b| b.len() <= line.len()) {
-                    return;
-                }
-                let exact = side.is_exact(line.len());
-                let stats = self.stats(bound);
-                (self.events)(Event::Mate { mate, exact, pv: line.clone(), stats });
-                side.best = Some(line);
+                side.at_most = side.at_most.min(p);
+                self.build_line(side, bound);
             }
             Verdict::Unknown => {}
         }
+    }
+
+    /// Builds, replays and reports the line of `side`'s shortest proof, when it lacks one.
+    /// A line that cannot be built within the budget (or before a stop) is left for a
+    /// later attempt with twice the budget.
+    fn build_line(&mut self, side: &mut Side, bound: Plies) {
+        if !side.needs_line() {
+            return;
+        }
+        let question = Self::question(&self.params, &self.repetitions, side);
+        let mut solver = Solver::new(self.tt, self.monitor, question);
+        let mut line = Vec::new();
+        let built = LineBuilder::new(&mut solver, side.line_budget).line(
+            &self.root,
+            side.at_most,
+            RootMoves::Restricted,
+            &mut line,
+        );
+        if built.is_none() {
+            side.line_budget = side.line_budget.saturating_mul(2);
+            return;
+        }
+        let mate = MateLen::from_plies(line.len());
+        if let Err(e) = verify_line(&self.root.pos, &line, mate, &self.params.history) {
+            // Cannot happen for a sound proof; if it does, nothing of it is shown.
+            debug_assert!(false, "line failed replay: {e}");
+            side.at_most = Plies::INFINITE;
+            return;
+        }
+        side.at_most = side.at_most.min(Plies::new(line.len() as u16));
+        if side.line.as_ref().is_some_and(|b| b.len() <= line.len()) {
+            return;
+        }
+        let exact = side.is_exact(line.len());
+        let stats = self.stats(bound);
+        (self.events)(Event::Mate { mate, exact, pv: line.clone(), stats });
+        side.line = Some(line);
     }
 
     /// Runs the search to a verdict or a limit.
@@ -209,6 +269,10 @@ impl<'a> Search<'a> {
             };
         }
         let cap = self.params.mate.map_or(MAX_MATE_MOVES, |m| m.clamp(1, MAX_MATE_MOVES));
+        if self.repetitions.as_ref().is_some_and(Repetitions::root_is_drawn) {
+            // Fivefold repetition: the game is over, drawn.
+            return Outcome::NoMate { moves: cap };
+        }
 
         // 1. Short mates, exactly and in ascending order.
         'short: for moves in 1..=cap.min(2) {
@@ -219,7 +283,7 @@ impl<'a> Search<'a> {
                 }
                 let v = self.solve(side, bound, Some(FIRST_ROUND_BUDGET));
                 self.record(side, bound, v);
-                if side.best.is_some() {
+                if side.found() {
                     return self.tighten(side);
                 }
                 if v == Verdict::Unknown {
@@ -241,7 +305,7 @@ impl<'a> Search<'a> {
                     let bound = side.plies_for(near);
                     let v = self.solve(side, bound, Some(budget));
                     self.record(side, bound, v);
-                    if side.best.is_some() {
+                    if side.found() {
                         return self.tighten(side);
                     }
                     if matches!(v, Verdict::Disproven(_)) {
@@ -251,7 +315,7 @@ impl<'a> Search<'a> {
                         let bound = side.plies_for(far);
                         let v = self.solve(side, bound, Some(budget));
                         self.record(side, bound, v);
-                        if side.best.is_some() {
+                        if side.found() {
                             return self.tighten(side);
                         }
                     }
@@ -271,31 +335,55 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Shortens a proven mate until the next shorter bound is disproven or a limit hits.
+    /// Shortens a proven mate until the next shorter bound is disproven or a limit hits;
+    /// builds the line of the shortest proof along the way.
     fn tighten(&mut self, side: &mut Side) -> Outcome {
         loop {
-            let Some(best) = side.best.as_ref() else {
-                return Outcome::Unknown;
-            };
-            let plies = best.len();
-            if side.is_exact(plies) || self.monitor.hard_stopped() {
+            if self.monitor.hard_stopped() {
                 break;
             }
-            let bound = Plies::new(plies as u16).shorter();
+            if side.needs_line() {
+                self.build_line(side, side.at_most);
+                continue;
+            }
+            let plies = usize::from(side.at_most.get());
+            if side.is_exact(plies) {
+                break;
+            }
+            let bound = side.at_most.shorter();
             let v = self.solve(side, bound, None);
             if v == Verdict::Unknown {
                 break;
             }
             self.record(side, bound, v);
-            if let Verdict::Proven(_) = v
-                && side.best.as_ref().is_some_and(|b| b.len() == plies)
-            {
-                break; // proven but no line could be built: keep what we have
+        }
+        match side.line.clone() {
+            Some(pv) if !side.needs_line() => {
+                let exact = side.is_exact(pv.len());
+                Outcome::from_mate(MateLen::from_plies(pv.len()), exact, pv)
+            }
+            line => {
+                // The shortest proof has no line yet: report it without one, and a longer
+                // line when there is one.
+                let first = self.first_move(side);
+                let stats = self.stats(side.at_most);
+                let mate = MateLen::from_plies(usize::from(side.at_most.get()));
+                (self.events)(Event::MateUnshown { mate, first, stats });
+                match line {
+                    Some(pv) => Outcome::from_mate(MateLen::from_plies(pv.len()), false, pv),
+                    None => Outcome::Unknown,
+                }
             }
         }
-        let pv = side.best.clone().unwrap_or_default();
-        let exact = side.is_exact(pv.len());
-        Outcome::from_mate(MateLen::from_plies(pv.len()), exact, pv)
+    }
+
+    /// The first move of `side`'s shortest proof, as the table records it at the root.
+    fn first_move(&mut self, side: &Side) -> Option<Move> {
+        let question = Self::question(&self.params, &self.repetitions, side);
+        let solver = Solver::new(self.tt, self.monitor, question);
+        solver
+            .best_move(&self.root, side.at_most)
+            .filter(|m| self.params.root_moves.as_ref().is_none_or(|allowed| allowed.contains(m)))
     }
 }
 
@@ -314,7 +402,7 @@ pub fn solve(
     root: &Chess,
     params: Params,
     limits: SolveLimits,
-    tt: &mut Table,
+    tt: &Table,
     events: &mut dyn FnMut(Event),
 ) -> (Outcome, Stats) {
     let control = monitor::Control::new();

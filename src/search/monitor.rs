@@ -5,10 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use super::dfpn::Stops;
-
 /// How often (in nodes) the clock and the stop flag are read.
-const POLL_INTERVAL: u64 = 1024;
+const POLL_INTERVAL: u64 = 256;
 
 /// Shared between the engine (writer) and the search (reader): the stop flag and a
 /// deadline that may be set or moved while the search runs (ponderhit).
@@ -64,7 +62,6 @@ pub struct Monitor {
     node_limit: u64,
     budget_end: u64,
     next_poll: u64,
-    ignore_hard: bool,
     hard_stop: bool,
     aborted: bool,
 }
@@ -78,7 +75,6 @@ impl Monitor {
             node_limit: node_limit.unwrap_or(u64::MAX),
             budget_end: u64::MAX,
             next_poll: POLL_INTERVAL,
-            ignore_hard: false,
             hard_stop: false,
             aborted: false,
         }
@@ -103,13 +99,13 @@ impl Monitor {
         if self.nodes >= self.budget_end {
             self.aborted = true;
         }
-        if !self.ignore_hard && self.nodes >= self.node_limit {
+        if self.nodes >= self.node_limit {
             self.hard_stop = true;
             self.aborted = true;
         }
         if self.nodes >= self.next_poll {
             self.next_poll = self.nodes + POLL_INTERVAL;
-            if !self.ignore_hard && (self.control.stopped() || self.control.past_deadline()) {
+            if self.control.stopped() || self.control.past_deadline() {
                 self.hard_stop = true;
                 self.aborted = true;
             }
@@ -125,17 +121,15 @@ impl Monitor {
     /// Whether a hard limit (node limit, deadline, stop) has been reached: the search as a
     /// whole must end.
     pub fn hard_stopped(&self) -> bool {
-        self.hard_stop || (!self.ignore_hard && (self.control.stopped() || self.control.past_deadline()))
+        self.hard_stop || self.control.stopped() || self.control.past_deadline()
     }
 
-    /// Starts a call with a budget of `budget` nodes (None: unbounded). Hard limits apply
-    /// unless `stops` says otherwise (the line builder finishes a line even after a stop).
-    pub fn begin(&mut self, budget: Option<u64>, stops: Stops) {
-        let ignore_hard = stops == Stops::BudgetOnly;
+    /// Starts a call with a budget of `budget` nodes (None: unbounded); the hard limits
+    /// apply as well.
+    pub fn begin(&mut self, budget: Option<u64>) {
         self.budget_end = budget.map_or(u64::MAX, |b| self.nodes.saturating_add(b));
-        self.ignore_hard = ignore_hard;
         self.aborted = false;
-        if !ignore_hard && self.hard_stopped() {
+        if self.hard_stopped() {
             self.aborted = true;
         }
     }

@@ -10,8 +10,12 @@
 //!   a draw). Such "clock-sensitive" nodes xor the exact clock into their key; all others
 //!   share one clock-free key, and every node below a clock-free node is clock-free too.
 //!
-//! Results stored under either key are therefore true for every node that looks them
-//! up. Every key the search uses is built here, by [`Keys`].
+//! - the game history, when it holds positions the defender may claim as repetitions
+//!   (see `repetition`): every key of such a search is xored with a salt of those
+//!   positions.
+//!
+//! Results stored under any key are therefore true for every node that looks them up.
+//! Every key the search uses is built here, by [`Keys`].
 
 use shakmaty::{Color, Move};
 
@@ -33,20 +37,21 @@ fn clock_key(clock: u32) -> u64 {
 /// Builds the table keys of one search (one attacker).
 #[derive(Clone, Copy, Debug)]
 pub struct Keys {
-    attacker_salt: u64,
+    salt: u64,
 }
 
 impl Keys {
-    /// The keys of a search in which `attacker` tries to mate.
-    pub fn new(attacker: Color) -> Keys {
-        Keys { attacker_salt: if attacker == Color::Black { BLACK_ATTACKS } else { 0 } }
+    /// The keys of a search in which `attacker` tries to mate, under a history with
+    /// repetition salt `history_salt` (0: none).
+    pub fn new(attacker: Color, history_salt: u64) -> Keys {
+        Keys { salt: history_salt ^ if attacker == Color::Black { BLACK_ATTACKS } else { 0 } }
     }
 
     /// The key for a position with Zobrist hash `hash` and halfmove clock `clock`, asked
     /// with `bound` plies left.
     #[inline]
     pub fn key(&self, hash: u64, clock: u32, bound: Plies) -> u64 {
-        let mut key = hash ^ self.attacker_salt;
+        let mut key = hash ^ self.salt;
         if clock.saturating_add(u32::from(bound.get())) >= CLAIM_CLOCK {
             key ^= clock_key(clock);
         }
@@ -75,16 +80,17 @@ mod tests {
     #[test]
     fn keys_separate_attackers_and_clock_contexts() {
         let n = Node::new(Chess::default());
-        let (white, black) = (Keys::new(Color::White), Keys::new(Color::Black));
+        let (white, black) = (Keys::new(Color::White, 0), Keys::new(Color::Black, 0));
         assert_ne!(white.of(&n, Plies::new(5)), black.of(&n, Plies::new(5)));
         assert_eq!(white.of(&n, Plies::new(5)), white.of(&n, Plies::new(98)), "clock 0 + 98 < 99");
         assert_ne!(white.of(&n, Plies::new(5)), white.of(&n, Plies::new(99)));
+        assert_ne!(white.of(&n, Plies::new(5)), Keys::new(Color::White, 12345).of(&n, Plies::new(5)));
     }
 
     #[test]
     fn child_keys_match_the_played_child() {
         let n = Node::new(Chess::default());
-        let keys = Keys::new(Color::White);
+        let keys = Keys::new(Color::White, 0);
         for m in shakmaty::Position::legal_moves(&n.pos) {
             assert_eq!(keys.of_child(&n, m, Plies::new(120)), keys.of(&n.play(m), Plies::new(120)));
         }

@@ -50,6 +50,16 @@ pub enum Event {
         /// Statistics at the time of the disproof.
         stats: Stats,
     },
+    /// A mate is proven but the search ended before its line could be built: reported
+    /// once, at the end, without a line (and so without a claim a GUI would show).
+    MateUnshown {
+        /// The proven mate (an upper bound), from the side to move's view.
+        mate: MateLen,
+        /// The first move of the proof, as the table records it.
+        first: Option<Move>,
+        /// Statistics at the end.
+        stats: Stats,
+    },
 }
 
 /// The final verdict of a search, as proven (or not) by the prover.

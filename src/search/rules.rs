@@ -13,7 +13,7 @@ pub const AUTOMATIC_DRAW_CLOCK: u32 = 150;
 /// The halfmove clock after `m` from a position with clock `clock`.
 #[inline]
 pub fn clock_after(clock: u32, m: Move) -> u32 {
-    if m.is_zeroing() { 0 } else { clock + 1 }
+    if m.is_zeroing() { 0 } else { clock.saturating_add(1) }
 }
 
 /// True when the side to move may claim a 50-move draw before moving: clock at 100, or
