@@ -77,6 +77,13 @@ impl Session {
         }
     }
 
+    /// The lines that have arrived so far, without waiting.
+    pub fn available(&mut self) -> Vec<String> {
+        let got: Vec<String> = self.lines.try_iter().collect();
+        self.log.extend(got.iter().cloned());
+        got
+    }
+
     /// Reads up to and including the `bestmove` line; returns all lines read.
     pub fn until_bestmove(&mut self, timeout: Duration) -> Vec<String> {
         self.until(timeout, |l| l.starts_with("bestmove"))
