@@ -179,3 +179,26 @@ fn fifty_move_rule_is_the_defenders_claim() {
 fn stalemate_and_material_traps() {
     check_mates("traps.epd", 5);
 }
+
+/// Nodes Prover's proof-number search needed for Krabbé's mate in 38 (Breuker, Allis and
+/// van den Herik, "Mate in 38: Applying Proof-Number Search", 1994).
+const PROVER_NODES: u64 = 225_752;
+
+#[test]
+fn krabbes_mate_in_38_in_fewer_nodes_than_prover() {
+    let pos = pnmate::position::parse_fen("1R6/6pK/5p2/4p3/1B1p3n/8/p1p1pp2/1k3b2 w - - 0 1").unwrap();
+    let tt = Table::new(16);
+    let params = Params { mate: Some(38), ..Params::default() };
+    let limits = SolveLimits { nodes: Some(PROVER_NODES), time: None };
+    let mut found = None;
+    let (outcome, _) = solve(&pos, params, limits, &tt, &mut |ev| {
+        if let pnmate::search::Event::Mate { mate, ref pv, ref stats, .. } = ev {
+            found.get_or_insert((mate, pv.clone(), stats.nodes));
+        }
+    });
+    let (mate, pv, nodes) = found.unwrap_or_else(|| panic!("no mate within {PROVER_NODES} nodes: {outcome:?}"));
+    assert_eq!(mate, MateLen::mate_in(38));
+    assert!(nodes <= PROVER_NODES, "{nodes} nodes");
+    verify_line(&pos, &pv, mate, &[]).unwrap();
+    assert!(matches!(outcome, Outcome::Mate { moves: 38, .. }), "{outcome:?}");
+}

@@ -43,6 +43,20 @@ pub struct Call {
     /// Whether the call's root is the game's current position (rather than a position
     /// below it, as the line builder asks): repetition claims count its occurrence there.
     pub game_root: bool,
+    /// What a repetition of a position on the search path means.
+    pub cycles: Cycles,
+}
+
+/// How a call treats a position that repeats one earlier on the search path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cycles {
+    /// Searched like any position: the bound ends the cycle. Every disproof is general.
+    Search,
+    /// Ended as a draw ([`Value::repetition`]): sound for proofs, since a shortest mate
+    /// never repeats a position, and it spares long bounds from chasing perpetual checks
+    /// to the end of the bound. Disproofs that rest on such a cut hold only on their path,
+    /// so they are neither stored nor reported: a call that must disprove searches.
+    Cut,
 }
 
 /// What a solver is asked: who attacks, and in which game.
@@ -70,6 +84,10 @@ pub struct Solver<'a> {
     root_moves: Option<&'a [Move]>,
     /// Whether the current call's root is the game's current position.
     pub(super) at_game_root: bool,
+    /// How the current call treats cycles.
+    cycles: Cycles,
+    /// Hashes of the positions on the current path, by ply.
+    path: Vec<u64>,
     /// Deepest ply reached.
     pub seldepth: usize,
 }
@@ -87,6 +105,8 @@ impl<'a> Solver<'a> {
             scratch: Vec::new(),
             root_moves: question.root_moves,
             at_game_root: false,
+            cycles: Cycles::Search,
+            path: Vec::new(),
             seldepth: 0,
         }
     }
@@ -150,6 +170,7 @@ impl<'a> Solver<'a> {
     /// Solves `node` with `bound` plies left, as `call` allows.
     pub fn solve(&mut self, node: &Node, bound: Plies, call: Call) -> Verdict {
         self.at_game_root = call.game_root;
+        self.cycles = call.cycles;
         let restricted = call.root == RootMoves::Restricted && self.root_moves.is_some() || self.root_is_special(node);
         if !restricted
             && let Some(v) = self.lookup(node, bound)
@@ -172,6 +193,15 @@ impl<'a> Solver<'a> {
         self.seldepth = self.seldepth.max(ply);
         if self.stack.len() <= ply {
             self.stack.resize_with(ply + 1, Vec::new);
+        }
+        if self.cycles == Cycles::Cut {
+            self.path.truncate(ply);
+            self.path.push(node.hash);
+            // A repetition can only reach back to the last pawn move or capture.
+            let reach = ply.min(node.clock() as usize);
+            if (4..=reach).step_by(2).any(|back| self.path[ply - back] == node.hash) {
+                return Value::repetition();
+            }
         }
         let mut children = std::mem::take(&mut self.stack[ply]);
         children.clear();
@@ -209,12 +239,64 @@ impl<'a> Solver<'a> {
                 children[best].value = cv;
             },
         };
-        if root == RootMoves::All {
+        if root == RootMoves::All && !value.path_dependent {
             let work = (self.monitor.nodes() - start_nodes).min(u64::from(u32::MAX)) as u32;
             let record = Record { bound: r, pn: value.pn.0, dn: value.dn.0, mate: value.mate, work, best };
             self.tt.store(self.keys.of(node, r), &record);
         }
         self.stack[ply] = children;
         value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::monitor::Control;
+    use shakmaty::{CastlingMode, Chess, fen::Fen};
+
+    fn node(fen: &str) -> Node {
+        let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+        Node::new(pos)
+    }
+
+    fn verdict(tt: &Table, node: &Node, moves: u32, cycles: Cycles) -> Verdict {
+        let mut monitor = Monitor::new(Control::new(), Some(5_000_000));
+        let question = Question { attacker: node.pos.turn(), root_moves: None, repetitions: None };
+        let mut solver = Solver::new(tt, &mut monitor, question);
+        let call = Call { budget: None, root: RootMoves::Restricted, game_root: true, cycles };
+        solver.solve(node, Plies::mate_in(moves), call)
+    }
+
+    #[test]
+    fn a_disproof_that_rests_on_a_cut_cycle_is_neither_reported_nor_stored() {
+        // KR v K from the middle of the board: no mate in 3 (the shortest is longer).
+        let kr = node("8/8/8/4k3/8/8/8/4K2R w - - 0 1");
+        let tt = Table::new(1);
+        assert_eq!(verdict(&tt, &kr, 3, Cycles::Cut), Verdict::Unknown);
+        let mut monitor = Monitor::new(Control::new(), None);
+        let question = Question { attacker: Color::White, root_moves: None, repetitions: None };
+        let stored = Solver::new(&tt, &mut monitor, question).lookup(&kr, Plies::mate_in(3));
+        assert!(!stored.is_some_and(|v| v.is_disproven()), "a path-dependent disproof reached the table");
+        assert_eq!(verdict(&tt, &kr, 3, Cycles::Search), Verdict::Disproven(Plies::mate_in(3).succ()));
+    }
+
+    #[test]
+    fn cutting_cycles_keeps_every_shortest_mate() {
+        // Mates in 1, 2 and 3 (checked by brute force): a shortest mate never repeats a position.
+        for (fen, moves) in [
+            ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", 1),
+            ("k7/8/2K5/8/8/8/8/7R w - - 0 1", 2),
+            ("k7/8/8/3K4/8/8/8/7R w - - 0 1", 3),
+        ] {
+            let n = node(fen);
+            for cycles in [Cycles::Search, Cycles::Cut] {
+                let tt = Table::new(1);
+                assert_eq!(verdict(&tt, &n, moves, cycles), Verdict::Proven(Plies::mate_in(moves)), "{fen} {cycles:?}");
+                if moves > 1 {
+                    assert_ne!(verdict(&tt, &n, moves - 1, cycles), Verdict::Proven(Plies::mate_in(moves - 1)));
+                }
+            }
+        }
     }
 }

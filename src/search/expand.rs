@@ -239,13 +239,19 @@ pub fn aggregate(or: bool, children: &[Child]) -> (Value, usize, PnDn) {
         if pick.best_v.is_zero() {
             Value::proven(at_most.succ())
         } else if dn.is_zero() {
-            Value::disproven(at_least.succ())
+            // Every move fails; the node's failure rests on the path if any move's does.
+            Value {
+                path_dependent: children.iter().any(|c| c.value.path_dependent),
+                ..Value::disproven(at_least.succ())
+            }
         } else {
             Value::open(pick.best_v, dn)
         }
     } else {
         let mut pn = PnDn::ZERO;
         let mut at_most = Plies::ZERO;
+        // The best refutation that holds off the path, and the best of all.
+        let mut general: Option<Plies> = None;
         let mut at_least = Plies::ZERO;
         for (i, c) in children.iter().enumerate() {
             let v = c.value;
@@ -254,10 +260,18 @@ pub fn aggregate(or: bool, children: &[Child]) -> (Value, usize, PnDn) {
             at_most = at_most.max(v.mate.at_most);
             if v.is_disproven() {
                 at_least = at_least.max(v.mate.at_least);
+                if !v.path_dependent {
+                    general = Some(general.map_or(v.mate.at_least, |g| g.max(v.mate.at_least)));
+                }
             }
         }
         if pick.best_v.is_zero() {
-            Value::disproven(at_least.succ())
+            // One refutation that holds off the path is enough, and then only such
+            // refutations say how long the mate is at least.
+            match general {
+                Some(g) => Value::disproven(g.succ()),
+                None => Value { path_dependent: true, ..Value::disproven(at_least.succ()) },
+            }
         } else if pn.is_zero() {
             Value::proven(at_most.succ())
         } else {
@@ -278,7 +292,9 @@ pub fn best_move(or: bool, v: &Value, children: &[Child], next: usize) -> MoveCo
             children.iter().max_by_key(|c| c.value.mate.at_most)
         }
     } else if v.is_disproven() {
-        if or { None } else { children.iter().filter(|c| c.value.is_disproven()).max_by_key(|c| c.value.mate.at_least) }
+        // A refutation that holds off the path when the node's disproof does.
+        let refutes = |c: &&Child| c.value.is_disproven() && (v.path_dependent || !c.value.path_dependent);
+        if or { None } else { children.iter().filter(refutes).max_by_key(|c| c.value.mate.at_least) }
     } else {
         children.get(next)
     };

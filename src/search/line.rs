@@ -10,7 +10,7 @@
 
 use shakmaty::{Move, Position};
 
-use super::dfpn::{Call, RootMoves, Solver};
+use super::dfpn::{Call, Cycles, RootMoves, Solver};
 use super::mate_len::Plies;
 use super::node::Node;
 use super::value::Verdict;
@@ -38,7 +38,12 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
             return Verdict::Unknown;
         }
         let before = self.solver.monitor.nodes();
-        let call = Call { budget: Some(self.budget.min(PER_CALL_BUDGET)), root: RootMoves::All, game_root: false };
+        let call = Call {
+            budget: Some(self.budget.min(PER_CALL_BUDGET)),
+            root: RootMoves::All,
+            game_root: false,
+            cycles: Cycles::Search,
+        };
         let v = self.solver.solve(node, bound, call);
         self.budget = self.budget.saturating_sub(self.solver.monitor.nodes() - before);
         v

@@ -4,11 +4,20 @@
 //! OR node) and "is the side to move mated?" (the root is an AND node, the opponent
 //! attacks). The driver
 //! 1. answers both exactly for mates in one and two moves (cheap, and common),
-//! 2. alternates between the two questions at the full bound (or, without a bound, a
-//!    bound that doubles each time it is disproven), with node budgets that double each
-//!    round, so that neither question starves the other,
-//! 3. once a mate of `P` plies is proven, asks for a mate within `P - 2` until that is
-//!    disproven: the last proof is then the proven shortest.
+//! 2. alternates between the two questions, with node budgets that double each round so
+//!    that neither starves the other. Each round asks each question at three bounds:
+//!    - the *near* bound, the smallest rung of `LADDER` not yet disproven: its
+//!      disproofs are what make a later mate exact, or end the search with "no mate";
+//!    - the *far* bound, `FAR_RUNGS` rungs higher, so that a long forcing mate is not
+//!      held up by a hard disproof of a short bound;
+//!    - the *cap*: the user's bound (`go mate N`), or the longest bound in analysis, so
+//!      that the question asked is searched from the first round.
+//!
+//!    The far bound and the cap only look for mates: they cut cycles on the search path
+//!    ([`Cycles::Cut`]), which spares them from chasing perpetual checks to the end of
+//!    a long bound,
+//! 3. once a mate of `P` plies is proven, reports it at once and asks for a mate within
+//!    `P - 2` until that is disproven: the last proof is then the proven shortest.
 //!
 //! Every proof is turned into a forced line, replayed, and only then reported as an
 //! [`Event`]. A proof is recorded even when its line cannot be built yet (the line
@@ -37,7 +46,7 @@ use std::time::Duration;
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::tt::Table;
-use dfpn::{Call, Question, RootMoves, Solver};
+use dfpn::{Call, Cycles, Question, RootMoves, Solver};
 use line::LineBuilder;
 use mate_len::{MAX_MATE_MOVES, MateLen, Plies};
 use monitor::Monitor;
@@ -198,10 +207,10 @@ impl<'a> Search<'a> {
     }
 
     /// Runs one df-pn call for `side` at `bound`.
-    fn solve(&mut self, side: &Side, bound: Plies, budget: Option<u64>) -> Verdict {
+    fn solve(&mut self, side: &Side, bound: Plies, budget: Option<u64>, cycles: Cycles) -> Verdict {
         let question = Self::question(&self.params, &self.repetitions, side);
         let mut solver = Solver::new(self.tt, self.monitor, question);
-        let call = Call { budget, root: RootMoves::Restricted, game_root: true };
+        let call = Call { budget, root: RootMoves::Restricted, game_root: true, cycles };
         let v = solver.solve(&self.root, bound, call);
         let seldepth = solver.seldepth as u32;
         self.seldepth = self.seldepth.max(seldepth);
@@ -281,7 +290,7 @@ impl<'a> Search<'a> {
                 if self.monitor.hard_stopped() {
                     break 'short;
                 }
-                let v = self.solve(side, bound, Some(FIRST_ROUND_BUDGET));
+                let v = self.solve(side, bound, Some(FIRST_ROUND_BUDGET), Cycles::Search);
                 self.record(side, bound, v);
                 if side.found() {
                     return self.tighten(side);
@@ -303,7 +312,7 @@ impl<'a> Search<'a> {
                     }
                     let (near, far) = side.bounds(cap);
                     let bound = side.plies_for(near);
-                    let v = self.solve(side, bound, Some(budget));
+                    let v = self.solve(side, bound, Some(budget), Cycles::Search);
                     self.record(side, bound, v);
                     if side.found() {
                         return self.tighten(side);
@@ -311,9 +320,16 @@ impl<'a> Search<'a> {
                     if matches!(v, Verdict::Disproven(_)) {
                         continue; // climb at once: the next rung gets this round's budget
                     }
-                    if far > near && !self.monitor.hard_stopped() {
-                        let bound = side.plies_for(far);
-                        let v = self.solve(side, bound, Some(budget));
+                    // The far bound and the cap (the user's bound, or the longest one in
+                    // analysis) look for mates only: cycles are cut there.
+                    let mut last = near;
+                    for moves in [far, cap] {
+                        if moves <= last || self.monitor.hard_stopped() {
+                            continue;
+                        }
+                        last = moves;
+                        let bound = side.plies_for(moves);
+                        let v = self.solve(side, bound, Some(budget), Cycles::Cut);
                         self.record(side, bound, v);
                         if side.found() {
                             return self.tighten(side);
@@ -351,7 +367,7 @@ impl<'a> Search<'a> {
                 break;
             }
             let bound = side.at_most.shorter();
-            let v = self.solve(side, bound, None);
+            let v = self.solve(side, bound, None, Cycles::Search);
             if v == Verdict::Unknown {
                 break;
             }

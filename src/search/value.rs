@@ -15,25 +15,45 @@ pub struct Value {
     pub dn: PnDn,
     /// The proven range of the mate length.
     pub mate: MateRange,
+    /// The value rests on a repetition of a position of the current path (counted as a
+    /// draw there): true only of this path, so it is never stored as a verdict.
+    pub path_dependent: bool,
 }
 
 impl Value {
     /// Proven: a mate in at most `at_most` plies.
     #[inline]
     pub fn proven(at_most: Plies) -> Value {
-        Value { pn: PnDn::ZERO, dn: PnDn::INFINITE, mate: MateRange { at_most, ..MateRange::UNKNOWN } }
+        Value {
+            pn: PnDn::ZERO,
+            dn: PnDn::INFINITE,
+            mate: MateRange { at_most, ..MateRange::UNKNOWN },
+            path_dependent: false,
+        }
     }
 
     /// Disproven: no mate in fewer than `at_least` plies.
     #[inline]
     pub fn disproven(at_least: Plies) -> Value {
-        Value { pn: PnDn::INFINITE, dn: PnDn::ZERO, mate: MateRange { at_least, ..MateRange::UNKNOWN } }
+        Value {
+            pn: PnDn::INFINITE,
+            dn: PnDn::ZERO,
+            mate: MateRange { at_least, ..MateRange::UNKNOWN },
+            path_dependent: false,
+        }
     }
 
     /// Unsolved, with working numbers `pn` and `dn`.
     #[inline]
     pub fn open(pn: PnDn, dn: PnDn) -> Value {
-        Value { pn, dn, mate: MateRange::UNKNOWN }
+        Value { pn, dn, mate: MateRange::UNKNOWN, path_dependent: false }
+    }
+
+    /// A repetition of a position earlier on the current path: a draw on this path (no
+    /// mate here), known of nothing else.
+    #[inline]
+    pub fn repetition() -> Value {
+        Value { pn: PnDn::INFINITE, dn: PnDn::ZERO, mate: MateRange::UNKNOWN, path_dependent: true }
     }
 
     /// True when proven.
@@ -54,11 +74,12 @@ impl Value {
         self.is_proven() || self.is_disproven()
     }
 
-    /// The verdict this value amounts to.
+    /// The verdict this value amounts to (a disproof that rests on the path proves
+    /// nothing).
     pub fn verdict(&self) -> Verdict {
         if self.is_proven() {
             Verdict::Proven(self.mate.at_most)
-        } else if self.is_disproven() {
+        } else if self.is_disproven() && !self.path_dependent {
             Verdict::Disproven(self.mate.at_least)
         } else {
             Verdict::Unknown
