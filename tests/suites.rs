@@ -202,3 +202,30 @@ fn krabbes_mate_in_38_in_fewer_nodes_than_prover() {
     verify_line(&pos, &pv, mate, &[]).unwrap();
     assert!(matches!(outcome, Outcome::Mate { moves: 38, .. }), "{outcome:?}");
 }
+
+/// Nodes the prover needed for its first mate in the quiet KBB v K mate in 7 below before
+/// the progress numbers (at commit "Driver asks the user's bound from the first round"):
+/// 149,188, and 174,098 for the first mate in 7.
+const KBB_FIRST_MATE_NODES: u64 = 100_000;
+
+#[test]
+fn a_quiet_kbb_v_k_mate_is_found_by_the_progress_numbers() {
+    // Mate in 7 (Stockfish 15.1 agrees at depth 30); no check helps until the last moves.
+    let pos = pnmate::position::parse_fen("1k6/8/3K4/8/8/8/8/2BB4 w - - 0 1").unwrap();
+    let tt = Table::new(16);
+    let limits = SolveLimits { nodes: Some(KBB_FIRST_MATE_NODES), time: None };
+    let mut seven = None;
+    let _ = solve(&pos, Params::default(), limits, &tt, &mut |ev| {
+        if let pnmate::search::Event::Mate { mate, ref pv, .. } = ev
+            && mate == MateLen::mate_in(7)
+        {
+            seven = Some(pv.clone());
+        }
+    });
+    let pv = seven.unwrap_or_else(|| panic!("no mate in 7 within {KBB_FIRST_MATE_NODES} nodes"));
+    verify_line(&pos, &pv, MateLen::mate_in(7), &[]).unwrap();
+    // Proven shortest with a larger budget.
+    let limits = SolveLimits { nodes: Some(5_000_000), time: None };
+    let (outcome, _) = solve(&pos, Params::default(), limits, &tt, &mut |_| {});
+    assert!(matches!(outcome, Outcome::Mate { moves: 7, exact: true, .. }), "{outcome:?}");
+}

@@ -3,8 +3,10 @@
 //!
 //! Initial numbers follow df-pn+: a check starts at pn = its number of evasions (known
 //! once the check is played, which also finds mates in one), a capture or promotion and a
-//! quiet move start at fixed, larger proof numbers; every child starts at dn = 1. At the
-//! last attacker ply only checks can mate, so only checks are tried.
+//! quiet move start at fixed, larger proof numbers; every child starts at dn = 1. In
+//! positions with few men, quiet moves and the defender's quiet replies start at a proof
+//! number that grows with the defending king's distance from mate (see `progress`). At
+//! the last attacker ply only checks can mate, so only checks are tried.
 
 use shakmaty::{Move, Position};
 
@@ -14,6 +16,7 @@ use super::mate_len::Plies;
 use super::movecode::MoveCode;
 use super::node::Node;
 use super::pndn::PnDn;
+use super::progress::Kings;
 use super::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
 use super::value::Value;
 
@@ -26,6 +29,22 @@ const QUIET_PN: u32 = 8;
 /// the mate harder than a quiet reply does (measured at 1M nodes: 2 beat 1 and 3 on a
 /// matetrack sample, and matched 1 on a mates2000 sample).
 const DEFENDER_CAPTURE_PN: u32 = 2;
+
+/// Initial proof number of a quiet attacker move: [`QUIET_PN`], or in a few-men position
+/// one more than a defender's reply to it starts with (measured on 1000-position endgame
+/// suites at 1 s: this beat scales of 1/2 and 3/2 and bases of 1, 3 and 4).
+#[inline]
+fn quiet_pn(kings: Option<Kings>, m: Move) -> u32 {
+    kings.map_or(QUIET_PN, |k| 1 + reply_pn(k.after(m)))
+}
+
+/// Initial proof number of a defender's quiet reply in a few-men position: the further
+/// from mate it leaves the defending king, the larger (measured: scales 1/2 and 3/2 and
+/// no scale at all were worse).
+#[inline]
+fn reply_pn(kings: Kings) -> u32 {
+    1 + kings.distance()
+}
 
 /// How an attacker move is ordered: checks first, then captures and promotions, then
 /// quiet moves. Selection breaks ties by this order.
@@ -138,9 +157,10 @@ impl Solver<'_> {
             c.probed = c.class != MoveClass::Quiet;
             self.tt.prefetch(c.key);
         }
+        let kings = Kings::of(node, self.attacker);
         for c in children.iter_mut() {
             if !c.probed {
-                c.value = Value::open(PnDn(QUIET_PN), PnDn::ONE);
+                c.value = Value::open(PnDn(quiet_pn(kings, c.mv)), PnDn::ONE);
                 continue;
             }
             let m = c.mv;
@@ -205,6 +225,7 @@ impl Solver<'_> {
         }
         let moves = if root == RootMoves::Restricted { self.node_moves(node, root) } else { all };
         self.push_children(node, &moves, r.pred(), children);
+        let kings = Kings::of(node, self.attacker);
         for c in children.iter_mut() {
             if let Some(value) = self.known(c.key, r.pred()) {
                 if value.is_disproven() {
@@ -213,6 +234,8 @@ impl Solver<'_> {
                 c.value = value;
             } else if c.mv.is_capture() {
                 c.value = Value::open(PnDn(DEFENDER_CAPTURE_PN), PnDn::ONE);
+            } else if let Some(k) = kings {
+                c.value = Value::open(PnDn(reply_pn(k.after(c.mv))), PnDn::ONE);
             }
         }
         Expansion::Open

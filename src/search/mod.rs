@@ -34,6 +34,7 @@ pub mod monitor;
 pub mod movecode;
 pub mod node;
 pub mod pndn;
+pub mod progress;
 pub mod query;
 pub mod repetition;
 pub mod report;
