@@ -325,7 +325,10 @@ impl<'a> Search<'a> {
                     // analysis) look for mates only: cycles are cut there.
                     let mut last = near;
                     for moves in [far, cap] {
-                        if moves <= last || self.monitor.hard_stopped() {
+                        if self.monitor.hard_stopped() {
+                            break;
+                        }
+                        if moves <= last {
                             continue;
                         }
                         last = moves;

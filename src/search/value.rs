@@ -53,7 +53,13 @@ impl Value {
     /// mate here), known of nothing else.
     #[inline]
     pub fn repetition() -> Value {
-        Value { pn: PnDn::INFINITE, dn: PnDn::ZERO, mate: MateRange::UNKNOWN, path_dependent: true }
+        Value::disproven(Plies::ZERO).on_path()
+    }
+
+    /// This value, as true only of the current path.
+    #[inline]
+    pub fn on_path(self) -> Value {
+        Value { path_dependent: true, ..self }
     }
 
     /// True when proven.
