@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-use pnmate::position::{parse_fen, san_line, to_fen, uci_line};
+use pnmate::position::{parse_fen, san_line, to_fen, uci_for};
 use pnmate::search::{Event, Params, SolveLimits, solve};
 use pnmate::{Outcome, Table};
 
@@ -35,6 +35,9 @@ pub enum Command {
         /// Transposition table size in MB.
         #[arg(long, default_value_t = 64)]
         hash: usize,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -48,6 +51,9 @@ pub enum Command {
         nodes: u64,
     },
 }
+
+/// The most search threads a command accepts (as the UCI Threads option).
+const MAX_THREADS: usize = 1024;
 
 fn fail(msg: &str) -> i32 {
     eprintln!("pnmate: {msg}");
@@ -64,7 +70,15 @@ pub fn seconds(s: Option<f64>) -> Result<Option<Duration>, String> {
 }
 
 /// Runs `solve`; returns the exit status.
-pub fn run_solve(fen: &str, mate: Option<u32>, time: Option<f64>, nodes: Option<u64>, hash: usize, json: bool) -> i32 {
+pub fn run_solve(
+    fen: &str,
+    mate: Option<u32>,
+    time: Option<f64>,
+    nodes: Option<u64>,
+    hash: usize,
+    threads: usize,
+    json: bool,
+) -> i32 {
     let pos = match parse_fen(fen) {
         Ok(p) => p,
         Err(e) => return fail(&e.to_string()),
@@ -73,8 +87,8 @@ pub fn run_solve(fen: &str, mate: Option<u32>, time: Option<f64>, nodes: Option<
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
-    if mate == Some(0) || hash == 0 || hash > 65536 {
-        return fail("--mate must be at least 1 and --hash in 1..65536");
+    if mate == Some(0) || hash == 0 || hash > 65536 || !(1..=MAX_THREADS).contains(&threads) {
+        return fail("--mate must be at least 1, --hash in 1..65536 and --threads in 1..1024");
     }
     let tt = Table::new(hash);
     let mut on_event = |e: Event| {
@@ -87,11 +101,11 @@ pub fn run_solve(fen: &str, mate: Option<u32>, time: Option<f64>, nodes: Option<
                 if exact { " (shortest)" } else { "" },
                 stats.nodes,
                 stats.time.as_millis(),
-                uci_line(&pv)
+                uci_for(&pos, &pv)
             );
         }
     };
-    let params = Params { mate, ..Params::default() };
+    let params = Params { mate, threads, ..Params::default() };
     let limits = SolveLimits { nodes, time };
     // Deep bounds recurse deeply: search on a thread with a large stack.
     let searched = std::thread::scope(|scope| {
@@ -118,7 +132,7 @@ pub fn run_solve(fen: &str, mate: Option<u32>, time: Option<f64>, nodes: Option<
             "moves": if matches!(outcome, Outcome::Mate { .. } | Outcome::Mated { .. }) { Some(moves) } else { None },
             "exact": match &outcome { Outcome::Mate { exact, .. } | Outcome::Mated { exact, .. } => Some(*exact), _ => None },
             "within": if let Outcome::NoMate { moves } = outcome { Some(moves) } else { None },
-            "pv": pv.iter().map(|&m| pnmate::position::uci(m)).collect::<Vec<_>>(),
+            "pv": uci_for(&pos, pv).split_whitespace().collect::<Vec<_>>(),
             "san": san_line(&pos, pv),
             "nodes": stats.nodes,
             "time_ms": stats.time.as_millis() as u64,
@@ -139,7 +153,7 @@ pub fn run_solve(fen: &str, mate: Option<u32>, time: Option<f64>, nodes: Option<
         println!("fen     {}", to_fen(&pos));
         println!("result  {verdict}");
         if !pv.is_empty() {
-            println!("pv      {}", uci_line(pv));
+            println!("pv      {}", uci_for(&pos, pv));
             println!("san     {}", san_line(&pos, pv));
         }
         println!("nodes   {}", stats.nodes);
@@ -168,9 +182,12 @@ pub struct EpdArgs {
     /// Transposition table per job, in MB.
     #[arg(long, default_value_t = 64)]
     pub hash: usize,
-    /// Positions solved at once (default: one per core).
+    /// Positions solved at once (default: the cores divided by --threads).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Search threads per position.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
     /// Take every N-th position starting at I (0-based): `I/N`.
     #[arg(long)]
     pub shard: Option<String>,
@@ -232,6 +249,9 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     if args.hash == 0 || args.hash > 65536 {
         return fail("--hash must be in 1..65536");
     }
+    if !(1..=MAX_THREADS).contains(&args.threads) {
+        return fail("--threads must be in 1..1024");
+    }
     if time.is_none() && args.nodes.is_none() && mode == MateMode::Open {
         return fail("give --time, --nodes or --mate: an open search would never end");
     }
@@ -260,8 +280,11 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
             eprintln!("skipped {} positions without bm: give --time or --nodes to search them", before - entries.len());
         }
     }
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    let settings = RunSettings { limits: SolveLimits { nodes: args.nodes, time }, hash: args.hash, jobs };
+    // Jobs times threads stays within the cores unless the user asks for more.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = args.jobs.unwrap_or(cores / args.threads).max(1);
+    let settings =
+        RunSettings { limits: SolveLimits { nodes: args.nodes, time }, hash: args.hash, jobs, threads: args.threads };
     let bound_of = move |e: &pnmate::epd::EpdEntry| match mode {
         MateMode::Open => None,
         MateMode::Bm => e.bm.map(|b| b.unsigned_abs()),
@@ -290,7 +313,7 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
                     r.entry.fen,
                     r.entry.bm,
                     r.outcome.signed_moves(),
-                    uci_line(r.outcome.pv())
+                    uci_for(&r.entry.pos, r.outcome.pv())
                 )
             });
         }
@@ -314,7 +337,14 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     println!("unknown    {}", t.unknown);
     println!("wrong      {}", t.wrong);
     println!("bad line   {}", t.bad_line);
-    println!("time       {:.1} s wall, {:.1} s summed over {} jobs", wall.as_secs_f64(), t.time.as_secs_f64(), jobs);
+    println!(
+        "time       {:.1} s wall, {:.1} s summed over {} jobs of {} thread{}",
+        wall.as_secs_f64(),
+        t.time.as_secs_f64(),
+        jobs,
+        args.threads,
+        if args.threads == 1 { "" } else { "s" }
+    );
     println!("nodes      {}   ({} nps per job)", t.nodes, nps);
     println!();
     println!("{:<9} {:>9} {:>7} {:>7}", "suite", "positions", "found", "best");
@@ -334,7 +364,7 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
                     "bm": r.entry.bm,
                     "verdict": format!("{:?}", r.judgement).to_lowercase(),
                     "moves": r.outcome.signed_moves(),
-                    "pv": r.outcome.pv().iter().map(|&m| pnmate::position::uci(m)).collect::<Vec<_>>(),
+                    "pv": uci_for(&r.entry.pos, r.outcome.pv()).split_whitespace().collect::<Vec<_>>(),
                     "nodes": r.nodes,
                     "time_ms": r.time.as_millis() as u64,
                 })
@@ -348,7 +378,7 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
         let mut text = String::new();
         for r in &results {
             if let Some(m) = r.outcome.signed_moves().filter(|_| r.judgement.is_found()) {
-                text.push_str(&format!("{} bm #{m}; PV: {};\n", r.entry.fen, uci_line(r.outcome.pv())));
+                text.push_str(&format!("{} bm #{m}; PV: {};\n", r.entry.fen, uci_for(&r.entry.pos, r.outcome.pv())));
             }
         }
         if let Err(e) = std::fs::write(path, text) {

@@ -23,13 +23,20 @@ use crate::limits::Limits;
 use crate::options::{OPTIONS, find as find_option};
 use crate::position::{parse_fen, play_moves};
 use crate::search::monitor::{Control, Monitor};
-use crate::search::{Event, Outcome, Params, Search, search_thread};
+use crate::search::{Event, Outcome, Params, Search, Stats, search_thread};
 use crate::tt::Table;
 
 /// Time the fallback move search gets once the prover stopped without a mate and no
 /// clock time is left to spend (after a node limit, a proven "no mate", or a `stop`, in
 /// which case it ends after its first pass).
 const FALLBACK_AFTER_STOP: Duration = Duration::from_millis(15);
+
+/// How often a running search reports its progress (nodes, bound, time).
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// The largest evaluation reported as `score cp`: the fallback's own mate scores are
+/// unproven, so they are shown as a large edge, never as a mate.
+const MAX_CP: i32 = 10_000;
 
 /// What the engine reports while and after searching.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,6 +50,28 @@ pub enum EngineEvent {
     },
     /// A note for the user (UCI `info string`).
     Note(String),
+    /// The search is alive: what it has searched so far (at least once a second).
+    Progress(Stats),
+    /// The root move the prover works on changed: the move and its number (from 1) in
+    /// the root's move order.
+    CurrMove {
+        /// The bound (plies) being searched.
+        depth: u32,
+        /// The root move.
+        mv: Move,
+        /// Its number in the root's move order.
+        number: u32,
+    },
+    /// No mate was proven: the fallback's evaluation of its move, in centipawns from the
+    /// side to move's view, and its line (the move to play first).
+    Evaluation {
+        /// Centipawns, within +-[`MAX_CP`].
+        cp: i32,
+        /// The line: the move to play, then the expected reply when known.
+        pv: Vec<Move>,
+        /// Statistics at the end of the search (`depth`: the fallback's completed depth).
+        stats: Stats,
+    },
     /// The search is over. `best` is None only when the root has no legal move (or no
     /// valid position was given).
     BestMove {
@@ -56,10 +85,14 @@ pub enum EngineEvent {
 /// Engine settings, as the options in `crate::options` set them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Settings {
-    /// Requested search threads (the prover uses one).
+    /// Search threads of the prover (the Threads option).
     threads: usize,
     /// Time kept in reserve per move for communication.
     move_overhead: Duration,
+    /// Whether scores come with win/draw/loss figures (the UCI_ShowWDL option).
+    show_wdl: bool,
+    /// Whether castling moves are written king takes rook (the UCI_Chess960 option).
+    chess960: bool,
 }
 
 /// A search thread ended by panicking instead of returning.
@@ -105,7 +138,7 @@ impl Engine {
             history: Vec::new(),
             position_error: None,
             tt: Arc::new(Table::new(1)),
-            settings: Settings { threads: 1, move_overhead: Duration::ZERO },
+            settings: Settings { threads: 1, move_overhead: Duration::ZERO, show_wdl: false, chess960: false },
             running: None,
         };
         for option in OPTIONS {
@@ -176,8 +209,31 @@ impl Engine {
 
     /// Sets the number of search threads (the Threads option).
     pub(crate) fn set_threads(&mut self, n: usize) -> Option<String> {
-        self.settings.threads = n;
-        (n > 1).then(|| format!("Threads {n} accepted; the prover searches on 1 thread"))
+        self.settings.threads = n.max(1);
+        None
+    }
+
+    /// Whether scores come with win/draw/loss figures (the UCI_ShowWDL option).
+    pub(crate) fn set_show_wdl(&mut self, on: bool) -> Option<String> {
+        self.settings.show_wdl = on;
+        None
+    }
+
+    /// Sets Chess960 notation for castling moves (the UCI_Chess960 option). Chess960
+    /// positions are recognised from their castling rights whatever the setting.
+    pub(crate) fn set_chess960(&mut self, on: bool) -> Option<String> {
+        self.settings.chess960 = on;
+        None
+    }
+
+    /// Whether the UCI side writes castling moves king takes rook.
+    pub fn chess960(&self) -> bool {
+        self.settings.chess960
+    }
+
+    /// Whether the UCI side should print `wdl` with scores.
+    pub fn show_wdl(&self) -> bool {
+        self.settings.show_wdl
     }
 
     /// Forgets the table (the Clear Hash option); stops a running search.
@@ -216,6 +272,7 @@ impl Engine {
             ponder: Arc::clone(&ponder),
             budget,
             limits,
+            threads: self.settings.threads,
             sink: Arc::clone(&sink),
         };
         // The job goes into a slot the thread takes it from, so that it is still here
@@ -297,7 +354,42 @@ struct Job {
     ponder: PonderState,
     budget: Option<Duration>,
     limits: Limits,
+    threads: usize,
     sink: Sink,
+}
+
+/// A flag one thread sets once and another waits for, with a timeout.
+#[derive(Default)]
+struct Finished {
+    flag: Mutex<bool>,
+    wake: std::sync::Condvar,
+}
+
+impl Finished {
+    /// Waits up to `timeout`; true once the flag is set.
+    fn wait(&self, timeout: Duration) -> bool {
+        let guard = self.flag.lock().unwrap_or_else(|e| e.into_inner());
+        if *guard {
+            return true;
+        }
+        *self.wake.wait_timeout(guard, timeout).unwrap_or_else(|e| e.into_inner()).0
+    }
+
+    fn set(&self) {
+        *self.flag.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.wake.notify_all();
+    }
+
+    /// A guard that sets the flag when dropped, also while unwinding.
+    fn on_drop(&self) -> impl Drop + '_ {
+        struct SetOnDrop<'a>(&'a Finished);
+        impl Drop for SetOnDrop<'_> {
+            fn drop(&mut self) {
+                self.0.set();
+            }
+        }
+        SetOnDrop(self)
+    }
 }
 
 /// The message of a panic's payload.
@@ -330,8 +422,52 @@ impl Job {
         (self.sink)(EngineEvent::BestMove { best, ponder });
     }
 
-    /// The search proper: the prover, then the move to play.
+    /// The search with its progress reports: a second thread reports what the search
+    /// publishes, at least once a second, until the search has answered.
     fn search(&self) -> (Option<Move>, Option<Move>) {
+        let done = Finished::default();
+        std::thread::scope(|scope| {
+            let ticker = std::thread::Builder::new().name("pnmate-info".into()).spawn_scoped(scope, || {
+                let mut last_move = None;
+                while !done.wait(PROGRESS_EVERY) {
+                    let stats = self.progress();
+                    let root_move = self.control.progress().root_move;
+                    if root_move != last_move
+                        && let (Some((code, number)), Ok(pos)) = (root_move, &self.root)
+                        && let Some(mv) = code.decode(pos)
+                    {
+                        (self.sink)(EngineEvent::CurrMove { depth: stats.depth, mv, number });
+                    }
+                    last_move = root_move;
+                    (self.sink)(EngineEvent::Progress(stats));
+                }
+            });
+            // Ends the ticker however the search ends, a panic included (the scope
+            // would otherwise wait for the ticker forever).
+            let _finish = done.on_drop();
+            let answer = self.prove_and_choose();
+            drop(_finish);
+            if let Ok(t) = ticker {
+                let _ = t.join();
+            }
+            answer
+        })
+    }
+
+    /// What the search has published, as statistics.
+    fn progress(&self) -> Stats {
+        let p = self.control.progress();
+        Stats {
+            nodes: p.nodes,
+            time: self.control.elapsed(),
+            hashfull: self.tt.hashfull(),
+            depth: p.depth,
+            seldepth: p.seldepth.max(p.depth),
+        }
+    }
+
+    /// The search proper: the prover, then the move to play.
+    fn prove_and_choose(&self) -> (Option<Move>, Option<Move>) {
         let pos = match &self.root {
             Ok(pos) => pos,
             Err(e) => {
@@ -355,9 +491,18 @@ impl Job {
                 }
             }
         }
-        // The prover's share of the time: most of it; the fallback needs a little.
+        // The prover's share of the time: most of it; the fallback needs a little, except
+        // under `go depth` alone, where the fallback's depth is asked for as well.
         let clock_game = self.limits.clock.is_some() && self.limits.movetime.is_none();
-        let prover_time = self.budget.map(|b| if clock_game { b.mul_f64(0.7) } else { b.saturating_sub(b / 20) });
+        let depth_only = self.limits.depth.is_some() && self.limits.clock.is_none() && self.limits.movetime.is_none();
+        let share = if clock_game {
+            0.7
+        } else if depth_only {
+            0.5
+        } else {
+            0.95
+        };
+        let prover_time = self.budget.map(|b| b.mul_f64(share));
         if !self.limits.ponder {
             self.control.set_deadline(prover_time);
         }
@@ -365,6 +510,7 @@ impl Job {
             mate: self.limits.mate_bound(),
             root_moves: (!allowed.is_empty()).then(|| allowed.clone()),
             history: self.history.clone(),
+            threads: self.threads,
         };
         let mut unshown = None;
         let outcome = {
@@ -388,8 +534,17 @@ impl Job {
                     Some(b) if !self.control.stopped() => b.saturating_sub(spent).max(FALLBACK_AFTER_STOP),
                     _ => FALLBACK_AFTER_STOP,
                 };
-                match choose_move(pos, &allowed, &self.history, time, 64, Some(&self.control)) {
-                    Some(c) => (Some(c.best), c.ponder),
+                let depth = self.limits.fallback_depth();
+                match choose_move(pos, &allowed, &self.history, time, depth, Some(&self.control)) {
+                    Some(c) => {
+                        let mut stats = self.progress();
+                        stats.depth = c.depth;
+                        stats.seldepth = stats.seldepth.max(c.depth);
+                        let pv = std::iter::once(c.best).chain(c.ponder).collect();
+                        let cp = c.score.clamp(-MAX_CP, MAX_CP);
+                        (self.sink)(EngineEvent::Evaluation { cp, pv, stats });
+                        (Some(c.best), c.ponder)
+                    }
                     None => (None, None),
                 }
             }
@@ -424,6 +579,7 @@ mod tests {
             ponder: Arc::new(Mutex::new(None)),
             budget: None,
             limits: Limits::default(),
+            threads: 1,
             sink: Arc::new(move |e| events.lock().unwrap().push(e)),
         }
     }

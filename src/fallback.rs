@@ -108,6 +108,8 @@ pub struct Choice {
 struct Fallback<'a> {
     deadline: Instant,
     control: Option<&'a Control>,
+    /// Nodes the search had counted before the fallback started (for progress reports).
+    base_nodes: u64,
     nodes: u64,
     out_of_time: bool,
     /// Hashes of the game before the root and of the current path (root included).
@@ -121,6 +123,11 @@ struct Fallback<'a> {
 impl Fallback<'_> {
     fn time_up(&mut self) -> bool {
         self.nodes += 1;
+        if self.nodes.is_multiple_of(256)
+            && let Some(control) = self.control
+        {
+            control.publish_nodes(self.base_nodes + self.nodes);
+        }
         if self.nodes.is_multiple_of(256)
             && (Instant::now() >= self.deadline || self.control.is_some_and(Control::stopped))
         {
@@ -252,6 +259,7 @@ pub fn choose_move(
     let mut f = Fallback {
         deadline: Instant::now() + time,
         control,
+        base_nodes: control.map_or(0, |c| c.progress().nodes),
         nodes: 0,
         out_of_time: false,
         seen,
@@ -261,6 +269,9 @@ pub fn choose_move(
     };
     let mut choice = Choice { best: root[0], ponder: None, score: 0, depth: 0, nodes: 0 };
     for depth in 1..=max_depth.max(1) {
+        if let Some(c) = control {
+            c.publish_depth(depth, depth);
+        }
         let mut alpha = -MATE - 1;
         let mut depth_best: Option<(Move, i32, Vec<Move>)> = None;
         for &m in &root {

@@ -5,6 +5,9 @@ use std::time::Duration;
 
 use shakmaty::Color;
 
+/// The fallback search's depth (plies) when `go depth` does not give one.
+pub const DEFAULT_FALLBACK_DEPTH: u32 = 64;
+
 /// A game clock as `go wtime .. btime .. winc .. binc .. movestogo ..` gives it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Clock {
@@ -25,7 +28,8 @@ pub struct Clock {
 pub struct Limits {
     /// Mate bound in moves (`go mate N`).
     pub mate: Option<u64>,
-    /// `go depth D`, read as a mate bound of D moves when no `mate` is given.
+    /// `go depth D`, in plies: the prover's mate bound (when no `mate` is given) and the
+    /// fallback's depth, within a time that grows with D (see [`Limits::time_budget`]).
     pub depth: Option<u64>,
     /// Node limit.
     pub nodes: Option<u64>,
@@ -42,9 +46,24 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// The mate bound in moves the prover gets: `mate`, else `depth`, else none.
+    /// The mate bound in moves the prover gets: `mate`, else the moves that fit in `depth`
+    /// plies (a mate in M takes 2M - 1 plies: M = ceil(D / 2)), else none.
     pub fn mate_bound(&self) -> Option<u32> {
-        self.mate.or(self.depth).map(|n| n.clamp(1, u64::from(crate::search::mate_len::MAX_MATE_MOVES)) as u32)
+        self.mate
+            .or(self.depth.map(|d| d.div_ceil(2)))
+            .map(|n| n.clamp(1, u64::from(crate::search::mate_len::MAX_MATE_MOVES)) as u32)
+    }
+
+    /// The fallback search's depth in plies: `depth`, else [`DEFAULT_FALLBACK_DEPTH`].
+    pub fn fallback_depth(&self) -> u32 {
+        self.depth.map_or(DEFAULT_FALLBACK_DEPTH, |d| d.clamp(1, u64::from(DEFAULT_FALLBACK_DEPTH)) as u32)
+    }
+
+    /// The time `go depth D` may take when nothing else limits it: 10 ms x 1.3^D
+    /// (0.14 s at depth 10, 1.9 s at 20, 26 s at 30), so that it always ends, in about
+    /// the time an alpha-beta engine takes to that depth; at most an hour.
+    pub fn depth_time(depth: u64) -> Duration {
+        Duration::from_secs_f64((0.01 * 1.3f64.powf(depth.min(60) as f64)).min(3600.0))
     }
 
     /// How long this move may take, for the side `turn`, keeping `overhead` in reserve
@@ -65,10 +84,8 @@ impl Limits {
             Some(share.min(usable / 3).max(Duration::from_millis(1)).min(usable.max(Duration::from_millis(1))))
         });
         let from_movetime = self.movetime.map(|t| t.saturating_sub(overhead.min(t / 2)));
-        match (from_clock, from_movetime) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let from_depth = self.depth.filter(|_| !self.infinite && !self.ponder).map(Limits::depth_time);
+        [from_clock, from_movetime, from_depth].into_iter().flatten().min()
     }
 }
 
@@ -106,5 +123,23 @@ mod tests {
         assert_eq!(l.mate_bound(), Some(3));
         let l = Limits { depth: Some(100_000), ..Limits::default() };
         assert_eq!(l.mate_bound(), Some(crate::search::mate_len::MAX_MATE_MOVES));
+        // Depth is plies: a mate within 9 plies is a mate in at most 5 moves.
+        let l = Limits { depth: Some(9), ..Limits::default() };
+        assert_eq!((l.mate_bound(), l.fallback_depth()), (Some(5), 9));
+        assert_eq!(Limits::default().fallback_depth(), DEFAULT_FALLBACK_DEPTH);
+    }
+
+    #[test]
+    fn go_depth_always_has_a_time_limit_that_grows_with_depth() {
+        let budget = |d| Limits { depth: Some(d), ..Limits::default() }.time_budget(Color::White, Duration::ZERO);
+        assert_eq!(budget(0), Some(Duration::from_millis(10)));
+        let (d10, d20) = (budget(10).unwrap(), budget(20).unwrap());
+        assert!(d10 > Duration::from_millis(100) && d10 < Duration::from_millis(200), "{d10:?}");
+        assert!(d20 > Duration::from_millis(1500) && d20 < Duration::from_millis(2500), "{d20:?}");
+        assert_eq!(budget(u64::MAX), Some(Duration::from_secs(3600)));
+        let infinite = Limits { depth: Some(20), infinite: true, ..Limits::default() };
+        assert_eq!(infinite.time_budget(Color::White, Duration::ZERO), None);
+        let movetime = Limits { depth: Some(40), movetime: Some(Duration::from_millis(300)), ..Limits::default() };
+        assert_eq!(movetime.time_budget(Color::White, Duration::ZERO), Some(Duration::from_millis(300)));
     }
 }

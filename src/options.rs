@@ -24,10 +24,12 @@ pub enum Kind {
     },
     /// An action without a value.
     Button,
+    /// A free text (`type string`); its default is the empty string.
+    Text,
 }
 
 /// A value for an option, checked against its [`Kind`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Setting {
     /// For a spin option.
     Number(i64),
@@ -35,6 +37,8 @@ pub enum Setting {
     Flag(bool),
     /// For a button.
     Press,
+    /// For a string option (`<empty>` reads as the empty string, as UCI GUIs send it).
+    Text(String),
 }
 
 /// One engine option.
@@ -56,6 +60,7 @@ impl EngineOption {
             }
             Kind::Check { default } => format!("option name {} type check default {default}", self.name),
             Kind::Button => format!("option name {} type button", self.name),
+            Kind::Text => format!("option name {} type string default <empty>", self.name),
         }
     }
 
@@ -65,6 +70,7 @@ impl EngineOption {
             Kind::Spin { default, .. } => Some(Setting::Number(default)),
             Kind::Check { default } => Some(Setting::Flag(default)),
             Kind::Button => None,
+            Kind::Text => Some(Setting::Text(String::new())),
         }
     }
 
@@ -85,6 +91,10 @@ impl EngineOption {
                 _ => Err(format!("option '{name}' wants 'true' or 'false'")),
             },
             Kind::Button => Ok(Setting::Press),
+            Kind::Text => {
+                let v = value.map(str::trim).unwrap_or_default();
+                Ok(Setting::Text(if v == "<empty>" { String::new() } else { v.to_string() }))
+            }
         }
     }
 
@@ -99,6 +109,10 @@ fn number(s: Setting) -> i64 {
         Setting::Number(n) => n,
         _ => 0,
     }
+}
+
+fn flag(s: Setting) -> bool {
+    matches!(s, Setting::Flag(true))
 }
 
 /// Every option, in handshake order.
@@ -119,6 +133,27 @@ pub const OPTIONS: &[EngineOption] = &[
         name: "Move Overhead",
         kind: Kind::Spin { min: 0, max: 5000, default: 30 },
         set: |e, s| Ok(e.set_move_overhead_ms(number(s) as u64)),
+    },
+    // GUIs show their ponder switch only when an engine lists this option; the engine
+    // ponders whenever the GUI sends `go ponder`, whatever its value.
+    EngineOption { name: "Ponder", kind: Kind::Check { default: false }, set: |_, _| Ok(None) },
+    EngineOption {
+        name: "UCI_Chess960",
+        kind: Kind::Check { default: false },
+        set: |e, s| Ok(e.set_chess960(flag(s))),
+    },
+    EngineOption { name: "UCI_ShowWDL", kind: Kind::Check { default: false }, set: |e, s| Ok(e.set_show_wdl(flag(s))) },
+    EngineOption {
+        name: "SyzygyPath",
+        kind: Kind::Text,
+        set: |_, s| {
+            Ok(match s {
+                Setting::Text(path) if !path.is_empty() => {
+                    Some(format!("SyzygyPath '{path}' accepted; pnmate does not use tablebases yet"))
+                }
+                _ => None,
+            })
+        },
     },
 ];
 
@@ -142,5 +177,13 @@ mod tests {
         assert_eq!(find("Clear Hash").unwrap().parse(None), Ok(Setting::Press));
         assert!(find("NoSuchOption").is_none());
         assert_eq!(hash.uci_line(), "option name Hash type spin default 64 min 1 max 65536");
+        let syzygy = find("syzygypath").unwrap();
+        assert_eq!(syzygy.uci_line(), "option name SyzygyPath type string default <empty>");
+        assert_eq!(syzygy.parse(Some("<empty>")), Ok(Setting::Text(String::new())));
+        assert_eq!(syzygy.parse(Some(" /tb/wdl:/tb/dtz ")), Ok(Setting::Text("/tb/wdl:/tb/dtz".into())));
+        assert_eq!(syzygy.parse(None), Ok(Setting::Text(String::new())));
+        let wdl = find("UCI_ShowWDL").unwrap();
+        assert_eq!(wdl.uci_line(), "option name UCI_ShowWDL type check default false");
+        assert_eq!(wdl.parse(Some("TRUE")), Ok(Setting::Flag(true)));
     }
 }

@@ -13,8 +13,10 @@ pub const MAX_HALFMOVES: u32 = 150;
 
 /// Parses a FEN (4 to 6 fields) into a legal standard-chess position.
 ///
-/// Castling letters may be KQkq, X-FEN or Shredder-FEN (file letters); only standard
-/// (non-960) castling positions are accepted. Errors say what is wrong: bad syntax, a
+/// Castling letters may be KQkq, X-FEN or Shredder-FEN (file letters). A position whose
+/// castling rights only Chess960 allows (a king off the e-file, a rook not in its corner)
+/// is read as a Chess960 position: its castling moves are Chess960 castles, and
+/// [`uci_for`] writes them king-takes-rook. Errors say what is wrong: bad syntax, a
 /// missing king, the side not to move in check, pawns on the back rank, and so on. A
 /// halfmove clock above [`MAX_HALFMOVES`] is clamped to it.
 pub fn parse_fen(text: &str) -> Result<Chess, SetupError> {
@@ -30,9 +32,19 @@ pub fn parse_fen(text: &str) -> Result<Chess, SetupError> {
     // rejected.
     let mut setup = Setup::from(fen);
     setup.halfmoves = setup.halfmoves.min(MAX_HALFMOVES);
-    Chess::from_setup(setup, CastlingMode::Standard)
-        .or_else(shakmaty::PositionError::ignore_impossible_check)
-        .map_err(|e| SetupError::Illegal { fen: text.to_string(), reason: format!("{e}") })
+    let read = |mode| {
+        Chess::from_setup(setup.clone(), mode)
+            .or_else(shakmaty::PositionError::ignore_impossible_check)
+            .map_err(|e| SetupError::Illegal { fen: text.to_string(), reason: format!("{e}") })
+    };
+    // The standard reading's error is the one to report: it names what a standard
+    // position lacks.
+    read(CastlingMode::Standard).or_else(|standard| read(CastlingMode::Chess960).map_err(|_| standard))
+}
+
+/// Whether `pos` was read as a Chess960 position (see [`parse_fen`]).
+pub fn is_chess960(pos: &Chess) -> bool {
+    pos.castles().mode() == CastlingMode::Chess960
 }
 
 /// Plays UCI moves (e.g. `e2e4 e7e5`) from `pos`; fails on the first illegal move.
@@ -64,12 +76,28 @@ pub fn to_fen(pos: &Chess) -> String {
 
 /// A move in UCI notation (standard castling: e1g1).
 pub fn uci(m: shakmaty::Move) -> String {
-    UciMove::from_move(m, CastlingMode::Standard).to_string()
+    uci_in(m, CastlingMode::Standard)
+}
+
+/// A move in UCI notation, castling as `mode` writes it (Chess960: king takes rook, e1h1).
+pub fn uci_in(m: shakmaty::Move, mode: CastlingMode) -> String {
+    UciMove::from_move(m, mode).to_string()
 }
 
 /// A line of moves in UCI notation, space separated.
 pub fn uci_line(moves: &[shakmaty::Move]) -> String {
-    moves.iter().map(|&m| uci(m)).collect::<Vec<_>>().join(" ")
+    uci_line_in(moves, CastlingMode::Standard)
+}
+
+/// A line of moves in UCI notation with castling as `mode` writes it.
+pub fn uci_line_in(moves: &[shakmaty::Move], mode: CastlingMode) -> String {
+    moves.iter().map(|&m| uci_in(m, mode)).collect::<Vec<_>>().join(" ")
+}
+
+/// A line from `pos` in UCI notation, castling as the position's own rules write it
+/// (king takes rook in Chess960 positions).
+pub fn uci_for(pos: &Chess, moves: &[shakmaty::Move]) -> String {
+    uci_line_in(moves, pos.castles().mode())
 }
 
 /// A line in SAN with move numbers, starting from `pos`.
@@ -93,6 +121,22 @@ pub fn san_line(pos: &Chess, moves: &[shakmaty::Move]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chess960_castling_rights_make_a_chess960_position() {
+        let standard = parse_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
+        assert!(!is_chess960(&standard));
+        // King on f1, rook on h1: castling rights only Chess960 has.
+        let p = parse_fen("4rkr1/4p1p1/8/8/8/8/8/5K1R w H - 0 1").unwrap();
+        assert!(is_chess960(&p));
+        let castle = p.legal_moves().into_iter().find(|m| m.is_castle()).expect("a castling move");
+        assert_eq!(uci_for(&p, &[castle]), "f1h1");
+        assert_eq!(uci(castle), "f1g1");
+        let (after, _) = play_moves(p.clone(), ["f1h1"]).unwrap();
+        assert!(after.is_checkmate());
+        let (after, _) = play_moves(standard, ["e1g1"]).unwrap();
+        assert_eq!(to_fen(&after), "r3k2r/8/8/8/8/8/8/R4RK1 b kq - 1 1");
+    }
 
     #[test]
     fn accepts_four_field_and_shredder_fens() {

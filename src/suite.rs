@@ -34,8 +34,10 @@ pub struct RunSettings {
     pub limits: SolveLimits,
     /// Table size per job (MB).
     pub hash: usize,
-    /// Worker threads.
+    /// Positions solved at once.
     pub jobs: usize,
+    /// Search threads per position.
+    pub threads: usize,
 }
 
 /// Solves every entry on `settings.jobs` threads; `on_result` is called (from the
@@ -54,7 +56,7 @@ pub fn run(
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(entry) = entries.get(i) else { break };
-            let params = Params { mate: bound_of(entry), ..Params::default() };
+            let params = Params { mate: bound_of(entry), threads: settings.threads, ..Params::default() };
             tt.clear(); // independent positions: results do not depend on scheduling
             let started = Instant::now();
             let (outcome, stats) = solve(&entry.pos, params, settings.limits, &tt, &mut |_| {});

@@ -21,8 +21,9 @@ use crate::engine::{Engine, EngineEvent, Sink};
 use crate::error::UciError;
 use crate::limits::{Clock, Limits};
 use crate::options::OPTIONS;
-use crate::position::uci;
-use crate::search::Event;
+use crate::position::uci_in;
+use crate::search::{Event, Stats};
+use shakmaty::CastlingMode;
 
 /// The engine's name and version as `id name` reports them.
 pub const ENGINE_NAME: &str = concat!("pnmate ", env!("CARGO_PKG_VERSION"));
@@ -190,41 +191,87 @@ fn parse_go(args: &[&str]) -> Result<Command, UciError> {
     Ok(Command::Go(limits))
 }
 
+/// How events are printed: the options that change output lines.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Style {
+    /// Scores come with `wdl W D L` (per mille; UCI_ShowWDL).
+    pub show_wdl: bool,
+    /// Castling is written king takes rook (UCI_Chess960).
+    pub chess960: bool,
+}
+
+impl Style {
+    /// A move as this style writes it.
+    fn mv(&self, m: shakmaty::Move) -> String {
+        uci_in(m, if self.chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard })
+    }
+
+    /// A line of moves as this style writes it.
+    fn line(&self, moves: &[shakmaty::Move]) -> String {
+        moves.iter().map(|&m| self.mv(m)).collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// Win/draw/loss per mille for an evaluation of `cp` centipawns from the side to move's
+/// view: a plain logistic model (even at 0, 0.5 pawn of edge wins a quarter, 3 pawns
+/// nearly always), uncalibrated: the fallback's evaluation is a rough one.
+pub fn wdl_of_cp(cp: i32) -> (u32, u32, u32) {
+    let share = |x: f64| (1000.0 / (1.0 + ((200.0 - x) / 80.0).exp())).round() as u32;
+    let (win, loss) = (share(f64::from(cp)), share(-f64::from(cp)));
+    (win, 1000 - win - loss, loss)
+}
+
+/// The `wdl` field of a score, when asked for.
+fn wdl(style: Style, (w, d, l): (u32, u32, u32)) -> String {
+    if style.show_wdl { format!(" wdl {w} {d} {l}") } else { String::new() }
+}
+
+/// The common `depth .. seldepth .. nodes .. nps .. time .. hashfull ..` fields.
+fn counters(stats: &Stats) -> String {
+    format!(
+        "depth {} seldepth {} nodes {} nps {} time {} hashfull {}",
+        stats.depth,
+        stats.seldepth.max(stats.depth),
+        stats.nodes,
+        stats.nps(),
+        stats.time.as_millis(),
+        stats.hashfull
+    )
+}
+
 /// Formats an engine event as UCI output lines.
-pub fn format_event(event: &EngineEvent) -> Vec<String> {
+pub fn format_event(event: &EngineEvent, style: Style) -> Vec<String> {
     match event {
-        EngineEvent::Search(Event::Mate { mate, pv, stats, .. }) => vec![format!(
-            "info depth {} seldepth {} nodes {} nps {} time {} hashfull {} score mate {} pv {}",
-            stats.depth,
-            stats.seldepth.max(pv.len() as u32),
-            stats.nodes,
-            stats.nps(),
-            stats.time.as_millis(),
-            stats.hashfull,
-            mate,
-            pv.iter().map(|&m| uci(m)).collect::<Vec<_>>().join(" ")
-        )],
-        EngineEvent::Search(Event::NoMate { moves, stats }) => vec![
-            format!(
-                "info depth {} nodes {} nps {} time {} hashfull {}",
-                stats.depth,
-                stats.nodes,
-                stats.nps(),
-                stats.time.as_millis(),
-                stats.hashfull
-            ),
-            format!("info string no mate in {moves} (proven)"),
-        ],
+        EngineEvent::Search(Event::Mate { mate, pv, stats, .. }) => {
+            let stats = Stats { seldepth: stats.seldepth.max(pv.len() as u32), ..*stats };
+            let outcome = if mate.side_to_move_mates() { (1000, 0, 0) } else { (0, 0, 1000) };
+            vec![format!("info {} score mate {mate}{} pv {}", counters(&stats), wdl(style, outcome), style.line(pv))]
+        }
+        EngineEvent::Search(Event::NoMate { moves, stats }) => {
+            vec![format!("info {}", counters(stats)), format!("info string no mate in {moves} (proven)")]
+        }
         EngineEvent::Search(Event::MateUnshown { mate, .. }) => {
             vec![format!("info string mate {mate} proven; its line was not built before the search ended")]
         }
-        EngineEvent::RootTerminal { checkmated: true } => vec!["info depth 0 score mate 0".into()],
-        EngineEvent::RootTerminal { checkmated: false } => vec!["info depth 0 score cp 0".into()],
+        EngineEvent::Search(Event::Status(text)) => vec![format!("info string {text}")],
+        EngineEvent::Progress(stats) => vec![format!("info {}", counters(stats))],
+        EngineEvent::CurrMove { depth, mv, number } => {
+            vec![format!("info depth {depth} currmove {} currmovenumber {number}", style.mv(*mv))]
+        }
+        EngineEvent::Evaluation { cp, pv, stats } => {
+            vec![format!("info {} score cp {cp}{} pv {}", counters(stats), wdl(style, wdl_of_cp(*cp)), style.line(pv))]
+        }
+        EngineEvent::RootTerminal { checkmated: true } => {
+            vec![format!("info depth 0 score mate 0{}", wdl(style, (0, 0, 1000)))]
+        }
+        EngineEvent::RootTerminal { checkmated: false } => {
+            vec![format!("info depth 0 score cp 0{}", wdl(style, (0, 1000, 0)))]
+        }
         EngineEvent::Note(text) => vec![format!("info string {text}")],
         EngineEvent::BestMove { best: None, .. } => vec!["bestmove 0000".into()],
         EngineEvent::BestMove { best: Some(b), ponder } => vec![match ponder {
-            Some(p) => format!("bestmove {} ponder {}", uci(*b), uci(*p)),
-            None => format!("bestmove {}", uci(*b)),
+            Some(p) => format!("bestmove {} ponder {}", style.mv(*b), style.mv(*p)),
+            None => format!("bestmove {}", style.mv(*b)),
         }],
     }
 }
@@ -267,7 +314,8 @@ pub fn handle(engine: &mut Engine, command: Command, out: &Out) -> bool {
         }
         Command::Go(limits) => {
             let sink_out = Arc::clone(out);
-            let sink: Sink = Arc::new(move |e: EngineEvent| emit(&sink_out, &format_event(&e)));
+            let style = Style { show_wdl: engine.show_wdl(), chess960: engine.chess960() };
+            let sink: Sink = Arc::new(move |e: EngineEvent| emit(&sink_out, &format_event(&e, style)));
             engine.go(limits, sink);
         }
         Command::Stop => engine.stop(),
@@ -340,6 +388,42 @@ mod tests {
         assert!(parse_command("go mate 0").is_err());
         assert!(parse_command("go nodes -5").is_err());
         assert!(parse_command("go mate 99999999999999999999").is_err());
+    }
+
+    #[test]
+    fn wdl_figures_add_up_and_follow_the_score() {
+        for cp in [-10_000, -300, -50, 0, 50, 300, 10_000] {
+            let (w, d, l) = wdl_of_cp(cp);
+            assert_eq!(w + d + l, 1000, "{cp}");
+            assert_eq!(wdl_of_cp(-cp), (l, d, w), "{cp}");
+        }
+        assert!(wdl_of_cp(0).1 > 800);
+        assert_eq!(wdl_of_cp(10_000), (1000, 0, 0));
+        assert!(wdl_of_cp(300).0 > wdl_of_cp(50).0);
+    }
+
+    #[test]
+    fn scores_lines_and_counters_as_guis_read_them() {
+        let stats = Stats { nodes: 2000, time: Duration::from_millis(1000), hashfull: 3, depth: 9, seldepth: 4 };
+        let style = Style { show_wdl: true, chess960: false };
+        let pos = shakmaty::Chess::default();
+        let e4 = shakmaty::uci::UciMove::from_ascii(b"e2e4").unwrap().to_move(&pos).unwrap();
+        assert_eq!(
+            format_event(&EngineEvent::Progress(stats), style),
+            ["info depth 9 seldepth 9 nodes 2000 nps 2000 time 1000 hashfull 3"]
+        );
+        assert_eq!(
+            format_event(&EngineEvent::Evaluation { cp: 35, pv: vec![e4], stats }, style),
+            ["info depth 9 seldepth 9 nodes 2000 nps 2000 time 1000 hashfull 3 score cp 35 wdl 113 837 50 pv e2e4"]
+        );
+        assert_eq!(
+            format_event(&EngineEvent::Evaluation { cp: 35, pv: vec![e4], stats }, Style::default()),
+            ["info depth 9 seldepth 9 nodes 2000 nps 2000 time 1000 hashfull 3 score cp 35 pv e2e4"]
+        );
+        assert_eq!(
+            format_event(&EngineEvent::RootTerminal { checkmated: true }, style),
+            ["info depth 0 score mate 0 wdl 0 0 1000"]
+        );
     }
 
     #[test]

@@ -25,13 +25,18 @@ fn no_mate_bound(line: &str) -> Option<u32> {
 
 /// Solves every mate of a suite with `go mate |bm|` semantics and checks it exactly.
 fn check_mates(name: &str, min_positions: usize) {
+    check_mates_on(name, min_positions, 1);
+}
+
+/// [`check_mates`] with `threads` search threads.
+fn check_mates_on(name: &str, min_positions: usize, threads: usize) {
     let entries = suite(name);
     assert!(entries.len() >= min_positions, "{name}: only {} positions", entries.len());
     let mut tt = Table::new(16);
     for (line, e) in entries {
         let bm = e.bm.unwrap_or_else(|| panic!("{name}: no bm in {line}"));
         tt.clear();
-        let params = Params { mate: Some(bm.unsigned_abs()), ..Params::default() };
+        let params = Params { mate: Some(bm.unsigned_abs()), threads, ..Params::default() };
         let limits = SolveLimits { nodes: Some(50_000_000), time: None };
         let (outcome, _) = solve(&e.pos, params, limits, &tt, &mut |_| {});
         let (moves, exact) = match &outcome {
@@ -70,7 +75,29 @@ fn long_endgame_mates() {
 }
 
 #[test]
+fn two_threads_prove_the_same_exact_mates_and_lines() {
+    check_mates_on("mates.epd", 100, 2);
+    check_mates_on("mated.epd", 20, 2);
+    check_mates_on("endgames.epd", 10, 2);
+}
+
+#[test]
+fn more_threads_than_cores_still_prove_exactly() {
+    check_mates_on("traps.epd", 5, 4);
+    check_mates_on("endgames.epd", 10, 3);
+}
+
+#[test]
 fn proven_no_mate_within_n() {
+    check_no_mates(1);
+}
+
+#[test]
+fn two_threads_prove_the_same_no_mates() {
+    check_no_mates(2);
+}
+
+fn check_no_mates(threads: usize) {
     let entries = suite("nomate.epd");
     assert!(entries.len() >= 20);
     let mut tt = Table::new(16);
@@ -78,9 +105,9 @@ fn proven_no_mate_within_n() {
         let n = no_mate_bound(&line).unwrap_or_else(|| panic!("no 'nm N' in {line}"));
         assert!(e.bm.is_none(), "{line}");
         tt.clear();
-        let params = Params { mate: Some(n), ..Params::default() };
+        let params = Params { mate: Some(n), threads, ..Params::default() };
         let (outcome, _) = solve(&e.pos, params, SolveLimits::default(), &tt, &mut |_| {});
-        assert_eq!(outcome, Outcome::NoMate { moves: n }, "{}", e.fen);
+        assert_eq!(outcome, Outcome::NoMate { moves: n }, "{} on {threads} threads", e.fen);
     }
 }
 

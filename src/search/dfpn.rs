@@ -11,11 +11,12 @@
 
 use shakmaty::{Color, Move, MoveList, Position};
 
-use super::expand::{Child, Expansion, aggregate, best_move};
+use super::expand::{Child, Expansion, aggregate, best_move, spread};
 use super::mate_len::{MateRange, Plies};
 use super::monitor::Monitor;
 use super::movecode::MoveCode;
 use super::node::Node;
+use super::parallel::Busy;
 use super::pndn::PnDn;
 use super::query::Keys;
 use super::repetition::Repetitions;
@@ -90,6 +91,8 @@ pub struct Solver<'a> {
     path: Vec<u64>,
     /// Deepest ply reached.
     pub seldepth: usize,
+    /// The marks of a multi-threaded search (see `parallel`); None on one thread.
+    busy: Option<&'a Busy>,
 }
 
 impl<'a> Solver<'a> {
@@ -108,7 +111,22 @@ impl<'a> Solver<'a> {
             cycles: Cycles::Search,
             path: Vec::new(),
             seldepth: 0,
+            busy: None,
         }
+    }
+
+    /// This solver as one of several threads on the same calls: it marks the nodes it
+    /// works below in `busy` and steers clear of nodes other threads mark.
+    pub fn spread(mut self, busy: &'a Busy) -> Self {
+        self.busy = Some(busy);
+        self
+    }
+
+    /// Whether this solver reports the root move it works on: the main thread does
+    /// (helpers work on other moves on purpose).
+    #[inline]
+    fn reports_root_move(&self) -> bool {
+        !self.monitor.is_helper()
     }
 
     /// The attacking colour.
@@ -203,6 +221,11 @@ impl<'a> Solver<'a> {
                 return Value::repetition();
             }
         }
+        let mark = self.busy.map(|busy| {
+            let key = self.keys.of(node, r);
+            busy.enter(key);
+            (busy, key)
+        });
         let mut children = std::mem::take(&mut self.stack[ply]);
         children.clear();
         let expansion = if or {
@@ -213,9 +236,13 @@ impl<'a> Solver<'a> {
         let (value, best) = match expansion {
             Expansion::Decided(value, best) => (value, best),
             Expansion::Open => loop {
-                let (v, best, second) = aggregate(or, &children);
+                let (v, mut best, mut second) = aggregate(or, &children);
                 if v.is_solved() || v.pn >= th_pn || v.dn >= th_dn || self.monitor.aborted() {
                     break (v, best_move(or, &v, &children, best));
+                }
+                if let Some(busy) = self.busy {
+                    (best, second) =
+                        spread(or, &children, busy, if or { th_pn } else { th_dn }).unwrap_or((best, second));
                 }
                 if !children[best].probed {
                     children[best].probed = true;
@@ -225,6 +252,9 @@ impl<'a> Solver<'a> {
                     }
                 }
                 let c = children[best];
+                if ply == 0 && self.at_game_root && self.reports_root_move() {
+                    self.monitor.control().publish_root_move(MoveCode::of(c.mv), best + 1);
+                }
                 let (child_th_pn, child_th_dn) = if or {
                     (PnDn::epsilon_threshold(th_pn, second), th_dn - (v.dn - c.value.dn))
                 } else {
@@ -245,6 +275,9 @@ impl<'a> Solver<'a> {
             self.tt.store(self.keys.of(node, r), &record);
         }
         self.stack[ply] = children;
+        if let Some((busy, key)) = mark {
+            busy.leave(key);
+        }
         value
     }
 }

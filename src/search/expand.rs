@@ -15,6 +15,7 @@ use super::dfpn::{RootMoves, Solver};
 use super::mate_len::Plies;
 use super::movecode::MoveCode;
 use super::node::Node;
+use super::parallel::Busy;
 use super::pndn::PnDn;
 use super::progress::Kings;
 use super::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
@@ -301,6 +302,19 @@ pub fn aggregate(or: bool, children: &[Child]) -> (Value, usize, PnDn) {
         }
     };
     (value, pick.best, pick.second)
+}
+
+/// The child a thread of a multi-threaded search enters next, with the second-best
+/// number, when children other threads work below look harder by their virtual numbers
+/// (see `parallel`). None when the pick would be a child whose true number is not below
+/// `th`, the node's threshold on the deciding side: such a child could not be searched.
+pub fn spread(or: bool, children: &[Child], busy: &Busy, th: PnDn) -> Option<(usize, PnDn)> {
+    let deciding = |c: &Child| if or { c.value.pn } else { c.value.dn };
+    let mut pick = Pick { best: 0, best_v: PnDn::INFINITE, second: PnDn::INFINITE };
+    for (i, c) in children.iter().enumerate() {
+        pick.offer(i, Busy::virtual_number(deciding(c), busy.count(c.key)));
+    }
+    (deciding(&children[pick.best]) < th).then_some((pick.best, pick.second))
 }
 
 /// The move to remember for a node: the shortest proven mate at a proven OR node, the

@@ -33,6 +33,7 @@ pub mod mate_len;
 pub mod monitor;
 pub mod movecode;
 pub mod node;
+pub mod parallel;
 pub mod pndn;
 pub mod progress;
 pub mod query;
@@ -52,6 +53,7 @@ use line::LineBuilder;
 use mate_len::{MAX_MATE_MOVES, MateLen, Plies};
 use monitor::Monitor;
 use node::Node;
+use parallel::Crew;
 use repetition::Repetitions;
 pub use report::{Event, Outcome, Stats};
 use value::Verdict;
@@ -92,6 +94,8 @@ pub struct Params {
     /// Hashes of the game's positions before the root since its last pawn move or capture,
     /// oldest first: the repetitions the defender may claim.
     pub history: Vec<u64>,
+    /// Search threads (0 and 1: one; see `parallel`).
+    pub threads: usize,
 }
 
 /// One of the two questions.
@@ -153,6 +157,29 @@ impl Side {
         (near, far)
     }
 
+    /// The most moves within which this side's mate is disproven.
+    fn disproven_moves(&self) -> u32 {
+        (0..MAX_MATE_MOVES).take_while(|&m| self.plies_for(m + 1) < self.at_least).count() as u32
+    }
+
+    /// In words: what is disproven for this side, and the bound the search tries next
+    /// (`stm` is the side to move at the root).
+    fn disproven_status(&mut self, stm: Color, cap: u32) -> String {
+        let moves = self.disproven_moves();
+        let who = if stm == Color::White { ("white", "black") } else { ("black", "white") };
+        let done = if self.root_or {
+            format!("no mate for {} within {moves} (proven)", who.0)
+        } else {
+            format!("{} is not mated within {moves} (proven)", who.0)
+        };
+        if self.done(cap) {
+            return done;
+        }
+        let (near, _) = self.bounds(cap);
+        let who_mates = if self.root_or { who.0 } else { who.1 };
+        format!("{done}; proving mate within {near} for {who_mates}")
+    }
+
     /// Whether a mate of `plies` is proven shortest: the next shorter length (plies - 2)
     /// is disproven, or there is none (a mate in one; mated in one, as a root already
     /// checkmated never reaches the search).
@@ -170,6 +197,8 @@ pub struct Search<'a> {
     monitor: &'a mut Monitor,
     events: &'a mut dyn FnMut(Event),
     seldepth: u32,
+    /// The helper threads' shared state, when there are helpers.
+    crew: Option<Crew>,
 }
 
 impl<'a> Search<'a> {
@@ -186,16 +215,17 @@ impl<'a> Search<'a> {
         }
         let root = Node::new(root.clone());
         let repetitions = Repetitions::new(root.hash, &params.history);
-        Search { root, params, repetitions, tt, monitor, events, seldepth: 0 }
+        let crew = Crew::new(params.threads, monitor);
+        Search { root, params, repetitions, tt, monitor, events, seldepth: 0, crew }
     }
 
     fn stats(&self, depth: Plies) -> Stats {
         Stats {
-            nodes: self.monitor.nodes(),
+            nodes: self.monitor.total_nodes(),
             time: self.monitor.control().elapsed(),
             hashfull: self.tt.hashfull(),
             depth: u32::from(depth.get()),
-            seldepth: self.seldepth,
+            seldepth: self.seldepth.max(u32::from(depth.get())),
         }
     }
 
@@ -210,11 +240,22 @@ impl<'a> Search<'a> {
     /// Runs one df-pn call for `side` at `bound`.
     fn solve(&mut self, side: &Side, bound: Plies, budget: Option<u64>, cycles: Cycles) -> Verdict {
         let question = Self::question(&self.params, &self.repetitions, side);
-        let mut solver = Solver::new(self.tt, self.monitor, question);
+        // Progress reports show the bound of the question that can end the search (the
+        // near bound, and the tightening), not the long bounds searched beside it.
+        let shown =
+            if cycles == Cycles::Search { u32::from(bound.get()) } else { self.monitor.control().progress().depth };
+        self.monitor.control().publish_depth(shown, self.seldepth);
         let call = Call { budget, root: RootMoves::Restricted, game_root: true, cycles };
-        let v = solver.solve(&self.root, bound, call);
-        let seldepth = solver.seldepth as u32;
-        self.seldepth = self.seldepth.max(seldepth);
+        let (v, seldepth) = match &self.crew {
+            Some(crew) => crew.solve(self.tt, self.monitor, question, &self.root, bound, call),
+            None => {
+                let mut solver = Solver::new(self.tt, self.monitor, question);
+                let v = solver.solve(&self.root, bound, call);
+                (v, solver.seldepth)
+            }
+        };
+        self.seldepth = self.seldepth.max(seldepth as u32);
+        self.monitor.control().publish_depth(shown, self.seldepth);
         v
     }
 
@@ -319,6 +360,8 @@ impl<'a> Search<'a> {
                         return self.tighten(side);
                     }
                     if matches!(v, Verdict::Disproven(_)) {
+                        let status = side.disproven_status(stm, cap);
+                        (self.events)(Event::Status(status));
                         continue; // climb at once: the next rung gets this round's budget
                     }
                     // The far bound and the cap (the user's bound, or the longest one in
@@ -358,6 +401,10 @@ impl<'a> Search<'a> {
     /// Shortens a proven mate until the next shorter bound is disproven or a limit hits;
     /// builds the line of the shortest proof along the way.
     fn tighten(&mut self, side: &mut Side) -> Outcome {
+        if !side.is_exact(usize::from(side.at_most.get())) {
+            let mate = MateLen::from_plies(usize::from(side.at_most.get()));
+            (self.events)(Event::Status(format!("mate {mate} found, proving it shortest")));
+        }
         loop {
             if self.monitor.hard_stopped() {
                 break;

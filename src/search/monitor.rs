@@ -1,27 +1,93 @@
 //! Node counting and the limits that end a search: node limit, deadline, stop flag, and
 //! per-call node budgets used by the driver and the line builder.
+//!
+//! With several search threads, each thread has its own monitor; they share the
+//! [`Control`] (stop and deadline reach every thread at its next poll) and a [`Team`]:
+//! the helpers' node count, and the recall that ends one df-pn call on every thread.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+use super::movecode::MoveCode;
 
 /// How often (in nodes) the clock and the stop flag are read.
 const POLL_INTERVAL: u64 = 256;
 
-/// Shared between the engine (writer) and the search (reader): the stop flag and a
-/// deadline that may be set or moved while the search runs (ponderhit).
+/// Shared between the engine and the search: the stop flag and a deadline that may be
+/// set or moved while the search runs (ponderhit), which the engine writes; and the
+/// search's progress (nodes, current bound, deepest ply), which the search publishes for
+/// live output at its polls, so that printing never slows the search.
 #[derive(Debug)]
 pub struct Control {
     stop: AtomicBool,
     start: Instant,
     /// Milliseconds since `start`; `u64::MAX` = none.
     deadline_ms: AtomicU64,
+    /// Nodes searched so far (all threads), as last published.
+    nodes: AtomicU64,
+    /// The bound (plies) of the question being searched.
+    depth: AtomicU32,
+    /// The deepest ply reached.
+    seldepth: AtomicU32,
+    /// The root move being searched: its move code (low 16 bits) and its number in the
+    /// root's move order (high 16 bits, from 1); 0 = none yet.
+    root_move: AtomicU32,
+}
+
+/// What a search has published about its progress.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Nodes searched.
+    pub nodes: u64,
+    /// The bound (plies) being searched.
+    pub depth: u32,
+    /// The deepest ply reached.
+    pub seldepth: u32,
+    /// The root move being searched, and its number (from 1) in the root's move order.
+    pub root_move: Option<(MoveCode, u32)>,
 }
 
 impl Control {
     /// A control with no deadline, started now.
     pub fn new() -> Arc<Control> {
-        Arc::new(Control { stop: AtomicBool::new(false), start: Instant::now(), deadline_ms: AtomicU64::new(u64::MAX) })
+        Arc::new(Control {
+            stop: AtomicBool::new(false),
+            start: Instant::now(),
+            deadline_ms: AtomicU64::new(u64::MAX),
+            nodes: AtomicU64::new(0),
+            depth: AtomicU32::new(0),
+            seldepth: AtomicU32::new(0),
+            root_move: AtomicU32::new(0),
+        })
+    }
+
+    /// Publishes the node count.
+    pub fn publish_nodes(&self, nodes: u64) {
+        self.nodes.store(nodes, Ordering::Relaxed);
+    }
+
+    /// Publishes the bound being searched and the deepest ply reached so far.
+    pub fn publish_depth(&self, depth: u32, seldepth: u32) {
+        self.depth.store(depth, Ordering::Relaxed);
+        self.seldepth.fetch_max(seldepth, Ordering::Relaxed);
+    }
+
+    /// Publishes the root move being searched, `number` counted from 1.
+    pub fn publish_root_move(&self, code: MoveCode, number: usize) {
+        let number = number.min(usize::from(u16::MAX)) as u32;
+        self.root_move.store(u32::from(code.0) | (number << 16), Ordering::Relaxed);
+    }
+
+    /// The progress last published.
+    pub fn progress(&self) -> Progress {
+        let root_move = self.root_move.load(Ordering::Relaxed);
+        Progress {
+            nodes: self.nodes.load(Ordering::Relaxed),
+            depth: self.depth.load(Ordering::Relaxed),
+            seldepth: self.seldepth.load(Ordering::Relaxed),
+            root_move: (root_move != 0).then_some((MoveCode(root_move as u16), root_move >> 16)),
+        }
     }
 
     /// Asks the search to end as soon as it can.
@@ -55,9 +121,50 @@ impl Control {
     }
 }
 
+/// What the threads of one search share besides the [`Control`].
+#[derive(Debug, Default)]
+pub struct Team {
+    /// Nodes counted by helper threads, published at each of their polls.
+    helper_nodes: AtomicU64,
+    /// Set when the current df-pn call is over (answered, or out of budget): every
+    /// thread working on it unwinds.
+    recall: AtomicBool,
+}
+
+impl Team {
+    /// A team with nothing counted.
+    pub fn new() -> Arc<Team> {
+        Arc::new(Team::default())
+    }
+
+    /// Ends the current call on every thread.
+    pub fn recall(&self) {
+        self.recall.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the current call is over.
+    pub fn recalled(&self) -> bool {
+        self.recall.load(Ordering::Relaxed)
+    }
+
+    /// Readies the team for the next call (when no helper runs).
+    pub fn rearm(&self) {
+        self.recall.store(false, Ordering::Relaxed);
+    }
+
+    /// Nodes the helpers have published.
+    pub fn helper_nodes(&self) -> u64 {
+        self.helper_nodes.load(Ordering::Relaxed)
+    }
+}
+
 /// Counts nodes and decides when the current search call must return.
 pub struct Monitor {
     control: Arc<Control>,
+    /// The team of a multi-threaded search, and whether this monitor is a helper's.
+    team: Option<(Arc<Team>, bool)>,
+    /// Nodes of this thread already added to the team's count (helpers).
+    published: u64,
     nodes: u64,
     node_limit: u64,
     budget_end: u64,
@@ -71,12 +178,49 @@ impl Monitor {
     pub fn new(control: Arc<Control>, node_limit: Option<u64>) -> Monitor {
         Monitor {
             control,
+            team: None,
+            published: 0,
             nodes: 0,
             node_limit: node_limit.unwrap_or(u64::MAX),
             budget_end: u64::MAX,
             next_poll: POLL_INTERVAL,
             hard_stop: false,
             aborted: false,
+        }
+    }
+
+    /// The monitor of the search's main thread in a team: the node limit counts the
+    /// helpers' nodes too.
+    pub fn join_team(&mut self, team: Arc<Team>) {
+        self.team = Some((team, false));
+    }
+
+    /// A helper thread's monitor: no node limit of its own (the main thread's counts the
+    /// team), the shared control, ended by the team's recall.
+    pub fn helper(control: Arc<Control>, team: Arc<Team>) -> Monitor {
+        let mut m = Monitor::new(control, None);
+        m.team = Some((team, true));
+        m
+    }
+
+    /// Whether this is a helper thread's monitor.
+    pub fn is_helper(&self) -> bool {
+        matches!(self.team, Some((_, true)))
+    }
+
+    /// Nodes counted by this thread and, for a team's main thread, by its helpers.
+    pub fn total_nodes(&self) -> u64 {
+        match &self.team {
+            Some((team, false)) => self.nodes + team.helper_nodes(),
+            _ => self.nodes,
+        }
+    }
+
+    /// Adds a helper's unpublished nodes to the team's count.
+    pub fn publish(&mut self) {
+        if let Some((team, true)) = &self.team {
+            team.helper_nodes.fetch_add(self.nodes - self.published, Ordering::Relaxed);
+            self.published = self.nodes;
         }
     }
 
@@ -104,8 +248,28 @@ impl Monitor {
             self.aborted = true;
         }
         if self.nodes >= self.next_poll {
-            self.next_poll = self.nodes + POLL_INTERVAL;
-            if self.control.stopped() || self.control.past_deadline() {
+            self.poll();
+        }
+    }
+
+    /// The periodic look at what other threads decided.
+    #[cold]
+    fn poll(&mut self) {
+        self.next_poll = self.nodes + POLL_INTERVAL;
+        if self.control.stopped() || self.control.past_deadline() {
+            self.hard_stop = true;
+            self.aborted = true;
+        }
+        if !matches!(self.team, Some((_, true))) {
+            self.control.publish_nodes(self.total_nodes());
+        }
+        if self.team.is_some() {
+            self.publish();
+            let (team, _) = self.team.as_ref().expect("checked");
+            if team.recalled() {
+                self.aborted = true;
+            }
+            if self.total_nodes() >= self.node_limit {
                 self.hard_stop = true;
                 self.aborted = true;
             }

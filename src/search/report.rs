@@ -60,6 +60,9 @@ pub enum Event {
         /// Statistics at the end.
         stats: Stats,
     },
+    /// What the prover has established or is doing next, in words (rare: once per
+    /// bound that is disproven, and when a found mate is being proven shortest).
+    Status(String),
 }
 
 /// The final verdict of a search, as proven (or not) by the prover.
