@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use pnmate::position::{parse_fen, san_line, to_fen, uci_for};
 use pnmate::search::{Event, Params, SolveLimits, solve};
 use pnmate::{Outcome, Table};
+use shakmaty::Chess;
 
 /// pnmate: a proof-number mate prover. Without a subcommand it speaks UCI on stdin/stdout.
 #[derive(Parser, Debug)]
@@ -20,28 +21,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Prove the shortest mate (or none) in one position.
-    Solve {
-        /// The position (FEN, 4 to 6 fields; quote it).
-        fen: String,
-        /// Mate bound in moves (default: keep growing until a limit).
-        #[arg(long)]
-        mate: Option<u32>,
-        /// Time limit in seconds.
-        #[arg(long)]
-        time: Option<f64>,
-        /// Node limit.
-        #[arg(long)]
-        nodes: Option<u64>,
-        /// Transposition table size in MB.
-        #[arg(long, default_value_t = 64)]
-        hash: usize,
-        /// Search threads.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-        /// Print one JSON object instead of text.
-        #[arg(long)]
-        json: bool,
-    },
+    Solve(SolveArgs),
     /// Run EPD mate suites with verification and a summary.
     Epd(EpdArgs),
     /// Search fixed positions to a fixed node limit; print "<nodes> nodes <nps> nps".
@@ -70,15 +50,8 @@ pub fn seconds(s: Option<f64>) -> Result<Option<Duration>, String> {
 }
 
 /// Runs `solve`; returns the exit status.
-pub fn run_solve(
-    fen: &str,
-    mate: Option<u32>,
-    time: Option<f64>,
-    nodes: Option<u64>,
-    hash: usize,
-    threads: usize,
-    json: bool,
-) -> i32 {
+pub fn run_solve(args: &SolveArgs) -> i32 {
+    let SolveArgs { ref fen, mate, time, nodes, hash, threads, all, json } = *args;
     let pos = match parse_fen(fen) {
         Ok(p) => p,
         Err(e) => return fail(&e.to_string()),
@@ -91,6 +64,9 @@ pub fn run_solve(
         return fail("--mate must be at least 1, --hash in 1..65536 and --threads in 1..1024");
     }
     let tt = Table::new(hash);
+    if all {
+        return run_all_keys(&pos, mate.unwrap_or(1), SolveLimits { nodes, time }, &tt, threads, json);
+    }
     let mut on_event = |e: Event| {
         if json {
             return;
@@ -163,6 +139,85 @@ pub fn run_solve(
     0
 }
 
+/// `solve --all`: every first move that mates within `mate`, with its proven length.
+fn run_all_keys(pos: &Chess, mate: u32, limits: SolveLimits, tt: &Table, threads: usize, json: bool) -> i32 {
+    use pnmate::search::monitor::Control;
+    use pnmate::search::multipv::rank_moves;
+    let control = Control::new();
+    control.set_deadline(limits.time);
+    let params = Params { mate: Some(mate), threads, ..Params::default() };
+    tt.new_search();
+    let searched = std::thread::scope(|scope| {
+        pnmate::search::search_thread("pnmate-solve")
+            .spawn_scoped(scope, || rank_moves(pos, &params, &[], tt, &control, limits.nodes, &mut |_| {}))
+            .map(|h| h.join())
+    });
+    let results = match searched {
+        Ok(Ok(r)) => r,
+        Ok(Err(_)) => return fail("the search panicked"),
+        Err(e) => return fail(&format!("cannot start the search thread: {e}")),
+    };
+    let keys: Vec<_> = results.iter().filter(|r| matches!(r.outcome, Outcome::Mate { .. })).collect();
+    let unknown = results.iter().filter(|r| r.outcome == Outcome::Unknown).count();
+    let refuted = results.len() - keys.len() - unknown;
+    if json {
+        let rows: Vec<_> = keys
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "move": uci_for(pos, &[r.mv]),
+                    "moves": r.outcome.signed_moves(),
+                    "exact": r.outcome.is_exact(),
+                    "pv": uci_for(pos, r.outcome.pv()).split_whitespace().collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let obj = serde_json::json!({
+            "fen": to_fen(pos), "within": mate, "keys": rows, "refuted": refuted, "unknown": unknown,
+        });
+        println!("{obj}");
+        return 0;
+    }
+    println!("fen     {}", to_fen(pos));
+    for r in &keys {
+        let exact = if r.outcome.is_exact() { "proven shortest" } else { "shorter not excluded" };
+        let moves = r.outcome.signed_moves().unwrap_or(0);
+        println!("key     {}  mate in {moves} ({exact})  pv {}", uci_for(pos, &[r.mv]), uci_for(pos, r.outcome.pv()));
+    }
+    println!("keys    {} first move{} mating within {mate}", keys.len(), if keys.len() == 1 { "" } else { "s" });
+    println!("others  {refuted} proven not to mate within {mate}, {unknown} unknown (limit reached)");
+    0
+}
+
+/// Options of the `solve` subcommand.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SolveArgs {
+    /// The position (FEN, 4 to 6 fields; quote it).
+    pub fen: String,
+    /// Mate bound in moves (default: keep growing until a limit).
+    #[arg(long)]
+    pub mate: Option<u32>,
+    /// Time limit in seconds.
+    #[arg(long)]
+    pub time: Option<f64>,
+    /// Node limit.
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Transposition table size in MB.
+    #[arg(long, default_value_t = 64)]
+    pub hash: usize,
+    /// Search threads.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Every first move that mates within --mate, each with its proven length and line
+    /// (all keys: shows cooks and duals at move 1).
+    #[arg(long, requires = "mate")]
+    pub all: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Options of the `epd` subcommand.
 #[derive(clap::Args, Debug, Clone)]
 pub struct EpdArgs {
@@ -197,6 +252,10 @@ pub struct EpdArgs {
     /// Write the solved positions back as `FEN bm #M; PV: ...;` lines here.
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
+    /// After each mate, also find every first move that mates as fast or within the
+    /// bound (same limits again) and report positions with more than one key.
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// How each position's mate bound is chosen.
@@ -283,8 +342,13 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     // Jobs times threads stays within the cores unless the user asks for more.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = args.jobs.unwrap_or(cores / args.threads).max(1);
-    let settings =
-        RunSettings { limits: SolveLimits { nodes: args.nodes, time }, hash: args.hash, jobs, threads: args.threads };
+    let settings = RunSettings {
+        limits: SolveLimits { nodes: args.nodes, time },
+        hash: args.hash,
+        jobs,
+        threads: args.threads,
+        all_keys: args.all,
+    };
     let bound_of = move |e: &pnmate::epd::EpdEntry| match mode {
         MateMode::Open => None,
         MateMode::Bm => e.bm.map(|b| b.unsigned_abs()),
@@ -346,6 +410,21 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
         if args.threads == 1 { "" } else { "s" }
     );
     println!("nodes      {}   ({} nps per job)", t.nodes, nps);
+    if args.all {
+        let cooked: Vec<_> = results.iter().filter(|r| r.keys.len() > 1).collect();
+        println!(
+            "keys > 1   {}   (positions with more than one first move mating within the mate found)",
+            cooked.len()
+        );
+        for r in cooked {
+            let keys: Vec<String> = r
+                .keys
+                .iter()
+                .map(|k| format!("{} #{}", uci_for(&r.entry.pos, &[k.mv]), k.outcome.signed_moves().unwrap_or(0)))
+                .collect();
+            println!("  {}  keys: {}", r.entry.fen, keys.join(", "));
+        }
+    }
     println!();
     println!("{:<9} {:>9} {:>7} {:>7}", "suite", "positions", "found", "best");
     for (i, &(_, _, name)) in LENGTH_BANDS.iter().enumerate() {
@@ -367,6 +446,11 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
                     "pv": uci_for(&r.entry.pos, r.outcome.pv()).split_whitespace().collect::<Vec<_>>(),
                     "nodes": r.nodes,
                     "time_ms": r.time.as_millis() as u64,
+                    "keys": r.keys.iter().map(|k| serde_json::json!({
+                        "move": uci_for(&r.entry.pos, &[k.mv]),
+                        "moves": k.outcome.signed_moves(),
+                        "exact": k.outcome.is_exact(),
+                    })).collect::<Vec<_>>(),
                 })
             })
             .collect();

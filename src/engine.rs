@@ -23,6 +23,7 @@ use crate::limits::Limits;
 use crate::options::{OPTIONS, find as find_option};
 use crate::position::{parse_fen, play_moves};
 use crate::search::monitor::{Control, Monitor};
+use crate::search::multipv::{MoveResult, rank_moves};
 use crate::search::{Event, Outcome, Params, Search, Stats, search_thread};
 use crate::tt::Table;
 
@@ -52,6 +53,13 @@ pub enum EngineEvent {
     Note(String),
     /// The search is alive: what it has searched so far (at least once a second).
     Progress(Stats),
+    /// MultiPV: the best root moves so far, best first, each with its own result.
+    Ranked {
+        /// The moves reported (at most MultiPV), best first.
+        results: Vec<MoveResult>,
+        /// Statistics so far.
+        stats: Stats,
+    },
     /// The root move the prover works on changed: the move and its number (from 1) in
     /// the root's move order.
     CurrMove {
@@ -93,6 +101,8 @@ struct Settings {
     show_wdl: bool,
     /// Whether castling moves are written king takes rook (the UCI_Chess960 option).
     chess960: bool,
+    /// How many root moves to report, each with its own result (the MultiPV option).
+    multipv: usize,
 }
 
 /// A search thread ended by panicking instead of returning.
@@ -138,7 +148,13 @@ impl Engine {
             history: Vec::new(),
             position_error: None,
             tt: Arc::new(Table::new(1)),
-            settings: Settings { threads: 1, move_overhead: Duration::ZERO, show_wdl: false, chess960: false },
+            settings: Settings {
+                threads: 1,
+                move_overhead: Duration::ZERO,
+                show_wdl: false,
+                chess960: false,
+                multipv: 1,
+            },
             running: None,
         };
         for option in OPTIONS {
@@ -219,6 +235,12 @@ impl Engine {
         None
     }
 
+    /// Sets how many root moves a search reports (the MultiPV option).
+    pub(crate) fn set_multipv(&mut self, k: usize) -> Option<String> {
+        self.settings.multipv = k.max(1);
+        None
+    }
+
     /// Sets Chess960 notation for castling moves (the UCI_Chess960 option). Chess960
     /// positions are recognised from their castling rights whatever the setting.
     pub(crate) fn set_chess960(&mut self, on: bool) -> Option<String> {
@@ -273,6 +295,7 @@ impl Engine {
             budget,
             limits,
             threads: self.settings.threads,
+            multipv: self.settings.multipv,
             sink: Arc::clone(&sink),
         };
         // The job goes into a slot the thread takes it from, so that it is still here
@@ -355,6 +378,7 @@ struct Job {
     budget: Option<Duration>,
     limits: Limits,
     threads: usize,
+    multipv: usize,
     sink: Sink,
 }
 
@@ -512,6 +536,9 @@ impl Job {
             history: self.history.clone(),
             threads: self.threads,
         };
+        if self.multipv > 1 {
+            return self.rank_and_choose(pos, &allowed, &params);
+        }
         let mut unshown = None;
         let outcome = {
             self.tt.new_search();
@@ -551,6 +578,27 @@ impl Job {
         }
     }
 
+    /// MultiPV: proves what it can about every root move, reports the best `multipv` of
+    /// them after every round, and plays the best.
+    fn rank_and_choose(&self, pos: &Chess, allowed: &[Move], params: &Params) -> (Option<Move>, Option<Move>) {
+        self.tt.new_search();
+        let mut reported = false;
+        let report = |results: &[MoveResult], stats: Stats| {
+            let results = results.iter().take(self.multipv).cloned().collect();
+            (self.sink)(EngineEvent::Ranked { results, stats });
+        };
+        let results = rank_moves(pos, params, allowed, &self.tt, &self.control, self.limits.nodes, &mut |round| {
+            reported = true;
+            report(round.results, round.stats);
+        });
+        if !reported {
+            report(&results, self.progress());
+        }
+        self.wait_if_required();
+        let best = results.first();
+        (best.map(|r| r.mv), best.and_then(|r| r.outcome.pv().get(1).copied()))
+    }
+
     /// In `go infinite` and while pondering, bestmove must wait for `stop` (or, when
     /// pondering, `ponderhit`).
     fn wait_if_required(&self) {
@@ -580,6 +628,7 @@ mod tests {
             budget: None,
             limits: Limits::default(),
             threads: 1,
+            multipv: 1,
             sink: Arc::new(move |e| events.lock().unwrap().push(e)),
         }
     }

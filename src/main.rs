@@ -13,9 +13,7 @@ fn main() {
             pnmate::uci::run(std::io::stdin().lock(), out);
             0
         }
-        Some(cli::Command::Solve { fen, mate, time, nodes, hash, threads, json }) => {
-            cli::run_solve(&fen, mate, time, nodes, hash, threads, json)
-        }
+        Some(cli::Command::Solve(args)) => cli::run_solve(&args),
         Some(cli::Command::Epd(args)) => cli::run_epd(&args),
         Some(cli::Command::Bench { nodes }) => {
             let r = pnmate::bench::run(nodes);

@@ -128,7 +128,11 @@ pub const OPTIONS: &[EngineOption] = &[
         set: |e, s| Ok(e.set_threads(number(s) as usize)),
     },
     EngineOption { name: "Clear Hash", kind: Kind::Button, set: |e, _| Ok(e.clear_hash()) },
-    EngineOption { name: "MultiPV", kind: Kind::Spin { min: 1, max: 1, default: 1 }, set: |_, _| Ok(None) },
+    EngineOption {
+        name: "MultiPV",
+        kind: Kind::Spin { min: 1, max: 256, default: 1 },
+        set: |e, s| Ok(e.set_multipv(number(s) as usize)),
+    },
     EngineOption {
         name: "Move Overhead",
         kind: Kind::Spin { min: 0, max: 5000, default: 30 },

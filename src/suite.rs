@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 
 use crate::epd::{EpdEntry, Judgement, LENGTH_BANDS, band, judge};
 use crate::search::Outcome;
+use crate::search::monitor::Control;
+use crate::search::multipv::{MoveResult, rank_moves};
 use crate::search::{Params, SolveLimits, search_thread, solve};
 use crate::tt::Table;
 
@@ -25,6 +27,9 @@ pub struct PositionResult {
     pub nodes: u64,
     /// Time taken.
     pub time: Duration,
+    /// With [`RunSettings::all_keys`] and a mate for the side to move: every first move
+    /// that mates within the mate found, with its result (best first).
+    pub keys: Vec<MoveResult>,
 }
 
 /// Per-run settings.
@@ -38,6 +43,9 @@ pub struct RunSettings {
     pub jobs: usize,
     /// Search threads per position.
     pub threads: usize,
+    /// After a mate for the side to move, also list every first move that mates within
+    /// its length (cooks and duals at move 1), with the same limits again.
+    pub all_keys: bool,
 }
 
 /// Solves every entry on `settings.jobs` threads; `on_result` is called (from the
@@ -59,8 +67,16 @@ pub fn run(
             let params = Params { mate: bound_of(entry), threads: settings.threads, ..Params::default() };
             tt.clear(); // independent positions: results do not depend on scheduling
             let started = Instant::now();
-            let (outcome, stats) = solve(&entry.pos, params, settings.limits, &tt, &mut |_| {});
+            let (outcome, mut stats) = solve(&entry.pos, params, settings.limits, &tt, &mut |_| {});
             let judgement = judge(entry, &outcome);
+            let keys = match &outcome {
+                Outcome::Mate { moves, .. } if settings.all_keys && judgement.is_found() => {
+                    let (keys, nodes) = all_keys(entry, *moves, settings, &tt);
+                    stats.nodes += nodes;
+                    keys
+                }
+                _ => Vec::new(),
+            };
             let r = PositionResult {
                 index: i,
                 entry: entry.clone(),
@@ -68,6 +84,7 @@ pub fn run(
                 judgement,
                 nodes: stats.nodes,
                 time: started.elapsed(),
+                keys,
             };
             on_result(&r);
             results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
@@ -83,6 +100,18 @@ pub fn run(
         }
     });
     results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect()
+}
+
+/// Every first move of `entry` that mates within `moves`, best first, and the nodes spent.
+fn all_keys(entry: &EpdEntry, moves: u32, settings: &RunSettings, tt: &Table) -> (Vec<MoveResult>, u64) {
+    let control = Control::new();
+    control.set_deadline(settings.limits.time);
+    let params = Params { mate: Some(moves), threads: settings.threads, ..Params::default() };
+    let mut nodes = 0;
+    let results = rank_moves(&entry.pos, &params, &[], tt, &control, settings.limits.nodes, &mut |round| {
+        nodes = round.stats.nodes;
+    });
+    (results.into_iter().filter(|r| matches!(r.outcome, Outcome::Mate { .. })).collect(), nodes)
 }
 
 /// Counts for one summary row.

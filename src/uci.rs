@@ -22,7 +22,8 @@ use crate::error::UciError;
 use crate::limits::{Clock, Limits};
 use crate::options::OPTIONS;
 use crate::position::uci_in;
-use crate::search::{Event, Stats};
+use crate::search::multipv::MoveResult;
+use crate::search::{Event, Outcome, Stats};
 use shakmaty::CastlingMode;
 
 /// The engine's name and version as `id name` reports them.
@@ -239,6 +240,38 @@ fn counters(stats: &Stats) -> String {
     )
 }
 
+/// MultiPV lines: one per root move, best first, each with its own proven result (a
+/// mate proven shortest, or `lowerbound`/`upperbound` when only its length is bounded),
+/// or the move's evaluation when no mate is proven; a proven "no mate within N" is said in
+/// an `info string`.
+fn ranked_lines(results: &[MoveResult], stats: &Stats, style: Style) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (i, r) in results.iter().enumerate() {
+        let head = format!("info multipv {} {}", i + 1, counters(stats));
+        lines.push(match &r.outcome {
+            Outcome::Mate { moves, exact, pv } => format!(
+                "{head} score mate {moves}{}{} pv {}",
+                if *exact { "" } else { " lowerbound" },
+                wdl(style, (1000, 0, 0)),
+                style.line(pv)
+            ),
+            Outcome::Mated { moves, exact, pv } => format!(
+                "{head} score mate -{moves}{}{} pv {}",
+                if *exact { "" } else { " upperbound" },
+                wdl(style, (0, 0, 1000)),
+                style.line(pv)
+            ),
+            Outcome::NoMate { .. } | Outcome::Unknown => {
+                format!("{head} score cp {}{} pv {}", r.eval, wdl(style, wdl_of_cp(r.eval)), style.mv(r.mv))
+            }
+        });
+        if let Outcome::NoMate { moves } = r.outcome {
+            lines.push(format!("info string multipv {} {}: no mate within {moves} (proven)", i + 1, style.mv(r.mv)));
+        }
+    }
+    lines
+}
+
 /// Formats an engine event as UCI output lines.
 pub fn format_event(event: &EngineEvent, style: Style) -> Vec<String> {
     match event {
@@ -255,6 +288,7 @@ pub fn format_event(event: &EngineEvent, style: Style) -> Vec<String> {
         }
         EngineEvent::Search(Event::Status(text)) => vec![format!("info string {text}")],
         EngineEvent::Progress(stats) => vec![format!("info {}", counters(stats))],
+        EngineEvent::Ranked { results, stats } => ranked_lines(results, stats, style),
         EngineEvent::CurrMove { depth, mv, number } => {
             vec![format!("info depth {depth} currmove {} currmovenumber {number}", style.mv(*mv))]
         }

@@ -203,3 +203,32 @@ fn bench_prints_nodes_and_nps() {
     assert_eq!((words[1], words[3]), ("nodes", "nps"));
     assert!(words[0].parse::<u64>().unwrap() > 0);
 }
+
+#[test]
+fn solve_all_lists_every_key_with_its_length() {
+    // Back-rank mates with both rooks and the queen: three keys, each a mate in one.
+    let (code, out, err) = pnmate(&["solve", "6k1/5ppp/8/8/8/8/8/R2QR1K1 w - - 0 1", "--mate", "2", "--all"]);
+    assert_eq!(code, 0, "{err}");
+    for key in ["a1a8", "e1e8", "d1d8"] {
+        assert!(out.contains(&format!("key     {key}  mate in 1 (proven shortest)  pv {key}\n")), "{out}");
+    }
+    assert!(out.contains("keys    3 first moves mating within 2\n"), "{out}");
+    assert!(out.contains("others  35 proven not to mate within 2, 0 unknown"), "{out}");
+    // A Chess960 castling key is written king takes rook.
+    let (_, out, _) = pnmate(&["solve", "4rkr1/4p1p1/8/8/8/8/8/5K1R w H - 0 1", "--mate", "1", "--all"]);
+    assert!(out.contains("key     f1h1  mate in 1 (proven shortest)  pv f1h1\n"), "{out}");
+    assert!(out.contains("keys    1 first move mating within 1\n"), "{out}");
+}
+
+#[test]
+fn epd_all_reports_positions_with_more_than_one_key() {
+    let dir = std::env::temp_dir().join(format!("pnmate-keys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("k.epd");
+    std::fs::write(&file, "6k1/5ppp/8/8/8/8/8/R2QR1K1 w - - bm #1;\n6k1/5ppp/8/8/8/8/8/R5K1 w - - bm #1;\n").unwrap();
+    let (code, out, err) = pnmate(&["epd", file.to_str().unwrap(), "--mate", "bm", "--all", "--jobs", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(summary_value(&out, "keys > 1"), 1, "{out}");
+    assert!(out.contains("  6k1/5ppp/8/8/8/8/8/R2QR1K1 w - -  keys: a1a8 #1, e1e8 #1, d1d8 #1\n"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}

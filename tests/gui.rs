@@ -178,3 +178,59 @@ fn chess960_castling_mates_and_is_written_king_takes_rook() {
     s.send("go mate 1");
     assert_eq!(bestmove(&s.until_bestmove(LONG)), "f1g1");
 }
+
+/// The `info multipv` lines of the last complete report before `bestmove`.
+fn last_multipv(lines: &[String], k: usize) -> Vec<String> {
+    let ranked: Vec<&String> = lines.iter().filter(|l| l.starts_with("info multipv ")).collect();
+    assert!(ranked.len() >= k, "{lines:#?}");
+    let last = &ranked[ranked.len() - k..];
+    for (i, l) in last.iter().enumerate() {
+        assert_eq!(field(l, "multipv"), Some((i + 1).to_string().as_str()), "{l}");
+    }
+    last.iter().map(|l| l.to_string()).collect()
+}
+
+#[test]
+fn multipv_3_gives_each_mating_key_its_length_and_a_replayed_line() {
+    let mut s = started();
+    s.send("setoption name MultiPV value 3");
+    // Back-rank mates: two keys with the rooks alone, three with the queen as well.
+    for (fen, keys) in [("6k1/5ppp/8/8/8/8/8/R3R1K1 w - - 0 1", 2), ("6k1/5ppp/8/8/8/8/8/R2QR1K1 w - - 0 1", 3)] {
+        s.send(&format!("position fen {fen}"));
+        s.send("go mate 2");
+        let lines = s.until_bestmove(LONG);
+        let ranked = last_multipv(&lines, 3);
+        let mut seen = Vec::new();
+        for (i, l) in ranked.iter().enumerate() {
+            if i < keys {
+                assert!(l.contains(" score mate 1 pv "), "{fen}: {l}");
+                let pv = pv_of(l);
+                common::assert_mating_line(fen, &pv, 1);
+                seen.push(pv[0].clone());
+            } else {
+                assert!(l.contains(" score cp "), "{fen}: the third move does not mate: {l}");
+            }
+        }
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), keys, "{fen}: distinct keys {seen:?}");
+        assert_eq!(bestmove(&lines), pv_of(&ranked[0])[0]);
+    }
+}
+
+#[test]
+fn multipv_3_scores_every_entry_in_a_timed_search() {
+    let mut s = started();
+    s.send("setoption name MultiPV value 3");
+    s.send("position startpos");
+    s.send("go movetime 1000");
+    let lines = s.until_bestmove(LONG);
+    let ranked = last_multipv(&lines, 3);
+    let legal = shakmaty::Chess::default().legal_moves();
+    for l in &ranked {
+        assert!(field(l, "cp").is_some(), "{l}");
+        let first = &pv_of(l)[0];
+        assert!(legal.iter().any(|m| &pnmate::position::uci(*m) == first), "{l}");
+    }
+    assert_eq!(bestmove(&lines), pv_of(&ranked[0])[0]);
+}

@@ -84,7 +84,7 @@ fn two_threads_prove_the_same_exact_mates_and_lines() {
 #[test]
 fn more_threads_than_cores_still_prove_exactly() {
     check_mates_on("traps.epd", 5, 4);
-    check_mates_on("endgames.epd", 10, 3);
+    check_mates_on("mated.epd", 20, 3);
 }
 
 #[test]

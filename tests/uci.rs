@@ -29,7 +29,7 @@ fn handshake_lists_options_and_ends_with_uciok() {
         "option name Hash type spin default 64 min 1 max 65536",
         "option name Threads type spin default 1 min 1 max 1024",
         "option name Clear Hash type button",
-        "option name MultiPV type spin default 1 min 1 max 1",
+        "option name MultiPV type spin default 1 min 1 max 256",
         "option name Move Overhead type spin default 30 min 0 max 5000",
         "option name Ponder type check default false",
         "option name UCI_ShowWDL type check default false",

@@ -32,6 +32,7 @@ pub mod line;
 pub mod mate_len;
 pub mod monitor;
 pub mod movecode;
+pub mod multipv;
 pub mod node;
 pub mod parallel;
 pub mod pndn;

@@ -165,6 +165,9 @@ pub struct Monitor {
     team: Option<(Arc<Team>, bool)>,
     /// Nodes of this thread already added to the team's count (helpers).
     published: u64,
+    /// Nodes counted before this monitor's search, by earlier searches of the same
+    /// `go` (MultiPV): added to what is published for progress reports.
+    base: u64,
     nodes: u64,
     node_limit: u64,
     budget_end: u64,
@@ -180,6 +183,7 @@ impl Monitor {
             control,
             team: None,
             published: 0,
+            base: 0,
             nodes: 0,
             node_limit: node_limit.unwrap_or(u64::MAX),
             budget_end: u64::MAX,
@@ -187,6 +191,12 @@ impl Monitor {
             hard_stop: false,
             aborted: false,
         }
+    }
+
+    /// This monitor, publishing its progress on top of `base` nodes counted earlier.
+    pub fn counting_from(mut self, base: u64) -> Monitor {
+        self.base = base;
+        self
     }
 
     /// The monitor of the search's main thread in a team: the node limit counts the
@@ -261,7 +271,7 @@ impl Monitor {
             self.aborted = true;
         }
         if !matches!(self.team, Some((_, true))) {
-            self.control.publish_nodes(self.total_nodes());
+            self.control.publish_nodes(self.base + self.total_nodes());
         }
         if self.team.is_some() {
             self.publish();
