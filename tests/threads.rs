@@ -118,10 +118,8 @@ fn a_search_on_four_threads_proves_a_mate_in_3_shortest() {
     assert!(stats.nodes > 0);
 }
 
-#[test]
-fn uci_threads_2_answers_go_mate_with_the_shortest_line() {
-    // KQvK, a mate in 8 (epd/endgames.epd).
-    let fen = "8/8/7K/4Q3/8/8/2k5/8 w - - 0 1";
+/// An engine set to two threads and a 32 MB table, at `fen`.
+fn two_threads_at(fen: &str) -> Session {
     let mut s = Session::start();
     s.send("uci");
     s.until(Duration::from_secs(5), |l| l == "uciok");
@@ -129,6 +127,14 @@ fn uci_threads_2_answers_go_mate_with_the_shortest_line() {
     s.send("setoption name Hash value 32");
     assert!(s.sync().is_empty(), "Threads 2 is accepted without remarks");
     s.send(&format!("position fen {fen}"));
+    s
+}
+
+#[test]
+fn uci_threads_2_answers_go_mate_with_the_shortest_line() {
+    // KQvK, a mate in 8 (epd/endgames.epd).
+    let fen = "8/8/7K/4Q3/8/8/2k5/8 w - - 0 1";
+    let mut s = two_threads_at(fen);
     s.send("go mate 8");
     let lines = s.until_bestmove(Duration::from_secs(120));
     let last_info = lines.iter().rev().find(|l| l.contains(" score mate ")).expect("a mate score");
@@ -142,12 +148,7 @@ fn uci_threads_2_answers_go_mate_with_the_shortest_line() {
 fn uci_stop_ends_a_two_thread_search_with_a_legal_move() {
     // A long, hard KBNvK mate: the search runs until stopped.
     let fen = "8/8/8/4k3/8/8/8/KBN5 w - - 0 1";
-    let mut s = Session::start();
-    s.send("uci");
-    s.until(Duration::from_secs(5), |l| l == "uciok");
-    s.send("setoption name Threads value 2");
-    s.sync();
-    s.send(&format!("position fen {fen}"));
+    let mut s = two_threads_at(fen);
     s.send("go infinite");
     std::thread::sleep(Duration::from_millis(300));
     let stopped = Instant::now();
