@@ -22,7 +22,7 @@ use crate::fallback::choose_move;
 use crate::limits::Limits;
 use crate::options::{OPTIONS, find as find_option};
 use crate::position::{parse_fen, play_moves};
-use crate::search::monitor::{Control, Monitor};
+use crate::search::monitor::{Control, Monitor, Progress};
 use crate::search::multipv::{MoveResult, rank_moves};
 use crate::search::{Event, Outcome, Params, Search, Stats, search_thread};
 use crate::tt::Table;
@@ -454,8 +454,9 @@ impl Job {
             let ticker = std::thread::Builder::new().name("pnmate-info".into()).spawn_scoped(scope, || {
                 let mut last_move = None;
                 while !done.wait(PROGRESS_EVERY) {
-                    let stats = self.progress();
-                    let root_move = self.control.progress().root_move;
+                    let published = self.control.progress();
+                    let stats = self.stats_of(published);
+                    let root_move = published.root_move;
                     if root_move != last_move
                         && let (Some((code, number)), Ok(pos)) = (root_move, &self.root)
                         && let Some(mv) = code.decode(pos)
@@ -480,7 +481,11 @@ impl Job {
 
     /// What the search has published, as statistics.
     fn progress(&self) -> Stats {
-        let p = self.control.progress();
+        self.stats_of(self.control.progress())
+    }
+
+    /// Published progress `p` as statistics, with the time and the table's fill now.
+    fn stats_of(&self, p: Progress) -> Stats {
         Stats {
             nodes: p.nodes,
             time: self.control.elapsed(),

@@ -123,15 +123,13 @@ struct Fallback<'a> {
 impl Fallback<'_> {
     fn time_up(&mut self) -> bool {
         self.nodes += 1;
-        if self.nodes.is_multiple_of(256)
-            && let Some(control) = self.control
-        {
-            control.publish_nodes(self.base_nodes + self.nodes);
-        }
-        if self.nodes.is_multiple_of(256)
-            && (Instant::now() >= self.deadline || self.control.is_some_and(Control::stopped))
-        {
-            self.out_of_time = true;
+        if self.nodes.is_multiple_of(256) {
+            if let Some(control) = self.control {
+                control.publish_nodes(self.base_nodes + self.nodes);
+            }
+            if Instant::now() >= self.deadline || self.control.is_some_and(Control::stopped) {
+                self.out_of_time = true;
+            }
         }
         self.out_of_time
     }

@@ -21,7 +21,7 @@ use crate::engine::{Engine, EngineEvent, Sink};
 use crate::error::UciError;
 use crate::limits::{Clock, Limits};
 use crate::options::OPTIONS;
-use crate::position::uci_in;
+use crate::position::{uci_in, uci_line_in};
 use crate::search::multipv::MoveResult;
 use crate::search::{Event, Outcome, Stats};
 use shakmaty::CastlingMode;
@@ -202,14 +202,19 @@ pub struct Style {
 }
 
 impl Style {
+    /// How this style writes castling moves.
+    fn castling(&self) -> CastlingMode {
+        if self.chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard }
+    }
+
     /// A move as this style writes it.
     fn mv(&self, m: shakmaty::Move) -> String {
-        uci_in(m, if self.chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard })
+        uci_in(m, self.castling())
     }
 
     /// A line of moves as this style writes it.
     fn line(&self, moves: &[shakmaty::Move]) -> String {
-        moves.iter().map(|&m| self.mv(m)).collect::<Vec<_>>().join(" ")
+        uci_line_in(moves, self.castling())
     }
 }
 

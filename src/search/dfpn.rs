@@ -272,7 +272,8 @@ impl<'a> Solver<'a> {
         if root == RootMoves::All && !value.path_dependent {
             let work = (self.monitor.nodes() - start_nodes).min(u64::from(u32::MAX)) as u32;
             let record = Record { bound: r, pn: value.pn.0, dn: value.dn.0, mate: value.mate, work, best };
-            self.tt.store(self.keys.of(node, r), &record);
+            let key = mark.map_or_else(|| self.keys.of(node, r), |(_, key)| key);
+            self.tt.store(key, &record);
         }
         self.stack[ply] = children;
         if let Some((busy, key)) = mark {

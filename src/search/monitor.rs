@@ -270,12 +270,11 @@ impl Monitor {
             self.hard_stop = true;
             self.aborted = true;
         }
-        if !matches!(self.team, Some((_, true))) {
+        if !self.is_helper() {
             self.control.publish_nodes(self.base + self.total_nodes());
         }
-        if self.team.is_some() {
-            self.publish();
-            let (team, _) = self.team.as_ref().expect("checked");
+        self.publish();
+        if let Some((team, _)) = &self.team {
             if team.recalled() {
                 self.aborted = true;
             }
