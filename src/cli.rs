@@ -5,6 +5,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 
 use pnmate::position::{parse_fen, san_line, to_fen, uci_for};
+use pnmate::search::certify::CertLimits;
 use pnmate::search::{Event, Params, SolveLimits, solve};
 use pnmate::{Outcome, Table};
 use shakmaty::Chess;
@@ -51,7 +52,7 @@ pub fn seconds(s: Option<f64>) -> Result<Option<Duration>, String> {
 
 /// Runs `solve`; returns the exit status.
 pub fn run_solve(args: &SolveArgs) -> i32 {
-    let SolveArgs { ref fen, mate, time, nodes, hash, threads, all, json } = *args;
+    let SolveArgs { ref fen, mate, time, nodes, hash, threads, all, json, ref proof } = *args;
     let pos = match parse_fen(fen) {
         Ok(p) => p,
         Err(e) => return fail(&e.to_string()),
@@ -86,10 +87,16 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
     // Deep bounds recurse deeply: search on a thread with a large stack.
     let searched = std::thread::scope(|scope| {
         pnmate::search::search_thread("pnmate-solve")
-            .spawn_scoped(scope, || solve(&pos, params, limits, &tt, &mut on_event))
+            .spawn_scoped(scope, || {
+                let (outcome, stats) = solve(&pos, params, limits, &tt, &mut on_event);
+                let written = proof
+                    .as_ref()
+                    .map(|path| pnmate::proof::write_certificate(&pos, &outcome, &tt, CertLimits::default(), path));
+                (outcome, stats, written)
+            })
             .map(|h| h.join())
     });
-    let (outcome, stats) = match searched {
+    let (outcome, stats, written) = match searched {
         Ok(Ok(result)) => result,
         Ok(Err(_)) => return fail("the search panicked"),
         Err(e) => return fail(&format!("cannot start the search thread: {e}")),
@@ -113,6 +120,12 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
             "nodes": stats.nodes,
             "time_ms": stats.time.as_millis() as u64,
             "nps": stats.nps(),
+            "proof": written.as_ref().map(|w| match w {
+                Ok(w) => serde_json::json!({
+                    "nodes": w.nodes, "bytes": w.bytes, "claim": w.claim.to_string(), "shortest": w.shortest, "note": w.note
+                }),
+                Err(e) => serde_json::json!({ "error": e }),
+            }),
         });
         println!("{obj}");
     } else {
@@ -135,8 +148,25 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
         println!("nodes   {}", stats.nodes);
         println!("time    {} ms", stats.time.as_millis());
         println!("nps     {}", stats.nps());
+        if let (Some(path), Some(w)) = (proof, &written) {
+            match w {
+                Ok(w) => println!(
+                    "proof   {}: {}{}, {} nodes, {} bytes{}",
+                    path.display(),
+                    w.claim,
+                    if w.shortest { " shortest" } else { "" },
+                    w.nodes,
+                    w.bytes,
+                    w.note.as_ref().map(|n| format!(" ({n}: upper bound only)")).unwrap_or_default()
+                ),
+                Err(e) => println!("proof   not written: {e}"),
+            }
+        }
     }
-    0
+    match written {
+        Some(Err(_)) => 1,
+        _ => 0,
+    }
 }
 
 /// `solve --all`: every first move that mates within `mate`, with its proven length.
@@ -216,6 +246,9 @@ pub struct SolveArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Write a proof certificate of the result here (check it with `pnmate-check`).
+    #[arg(long, conflicts_with = "all")]
+    pub proof: Option<std::path::PathBuf>,
 }
 
 /// Options of the `epd` subcommand.
@@ -256,6 +289,10 @@ pub struct EpdArgs {
     /// bound (same limits again) and report positions with more than one key.
     #[arg(long)]
     pub all: bool,
+    /// Write a proof certificate of every proven result into this directory (created if
+    /// missing), named by the position's number in the run: `00001.cert`, ...
+    #[arg(long)]
+    pub proofs: Option<std::path::PathBuf>,
 }
 
 /// How each position's mate bound is chosen.
@@ -348,7 +385,13 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
         jobs,
         threads: args.threads,
         all_keys: args.all,
+        proofs: args.proofs.clone(),
     };
+    if let Some(dir) = &args.proofs
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        return fail(&format!("{}: {e}", dir.display()));
+    }
     let bound_of = move |e: &pnmate::epd::EpdEntry| match mode {
         MateMode::Open => None,
         MateMode::Bm => e.bm.map(|b| b.unsigned_abs()),
@@ -410,6 +453,26 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
         if args.threads == 1 { "" } else { "s" }
     );
     println!("nodes      {}   ({} nps per job)", t.nodes, nps);
+    if let Some(dir) = &args.proofs {
+        let written: Vec<_> = results.iter().filter_map(|r| r.certificate.as_ref()?.as_ref().ok()).collect();
+        let failed = results.iter().filter(|r| matches!(r.certificate, Some(Err(_)))).count();
+        let shortest = written.iter().filter(|w| w.shortest).count();
+        let bytes: usize = written.iter().map(|w| w.bytes).sum();
+        let nodes: usize = written.iter().map(|w| w.nodes).sum();
+        println!(
+            "proofs     {} written to {} ({shortest} with the shorter mate refuted), {failed} not written; {} bytes, {} nodes, largest {} bytes",
+            written.len(),
+            dir.display(),
+            bytes,
+            nodes,
+            written.iter().map(|w| w.bytes).max().unwrap_or(0)
+        );
+        for r in results.iter().filter(|r| matches!(r.certificate, Some(Err(_)))) {
+            if let Some(Err(e)) = &r.certificate {
+                println!("  not written: {:05}.cert {}: {e}", r.index + 1, r.entry.fen);
+            }
+        }
+    }
     if args.all {
         let cooked: Vec<_> = results.iter().filter(|r| r.keys.len() > 1).collect();
         println!(

@@ -13,6 +13,7 @@ pub mod fallback;
 pub mod limits;
 pub mod options;
 pub mod position;
+pub mod proof;
 pub mod search;
 pub mod suite;
 pub mod tt;

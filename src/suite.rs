@@ -1,12 +1,15 @@
 //! The suite runner behind `pnmate epd`: solves positions on several threads, judges
 //! every result against the suite and tallies a summary. Printing is the caller's.
 
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::epd::{EpdEntry, Judgement, LENGTH_BANDS, band, judge};
+use crate::proof::{Written, write_certificate};
 use crate::search::Outcome;
+use crate::search::certify::CertLimits;
 use crate::search::monitor::Control;
 use crate::search::multipv::{MoveResult, rank_moves};
 use crate::search::{Params, SolveLimits, search_thread, solve};
@@ -30,6 +33,9 @@ pub struct PositionResult {
     /// With [`RunSettings::all_keys`] and a mate for the side to move: every first move
     /// that mates within the mate found, with its result (best first).
     pub keys: Vec<MoveResult>,
+    /// With [`RunSettings::proofs`] and a proven result: the certificate written, or why
+    /// none was.
+    pub certificate: Option<Result<Written, String>>,
 }
 
 /// Per-run settings.
@@ -46,6 +52,9 @@ pub struct RunSettings {
     /// After a mate for the side to move, also list every first move that mates within
     /// its length (cooks and duals at move 1), with the same limits again.
     pub all_keys: bool,
+    /// Write a proof certificate of every proven result into this directory, named by
+    /// the position's number in the run (`00001.cert`, ...).
+    pub proofs: Option<PathBuf>,
 }
 
 /// Solves every entry on `settings.jobs` threads; `on_result` is called (from the
@@ -77,6 +86,10 @@ pub fn run(
                 }
                 _ => Vec::new(),
             };
+            let certificate = settings.proofs.as_ref().filter(|_| outcome != Outcome::Unknown).map(|dir| {
+                let path = dir.join(format!("{:05}.cert", i + 1));
+                write_certificate(&entry.pos, &outcome, &tt, CertLimits::default(), &path)
+            });
             let r = PositionResult {
                 index: i,
                 entry: entry.clone(),
@@ -85,6 +98,7 @@ pub fn run(
                 nodes: stats.nodes,
                 time: started.elapsed(),
                 keys,
+                certificate,
             };
             on_result(&r);
             results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);

@@ -25,6 +25,7 @@
 //! and a search that ends with such a proof reports it without a line
 //! ([`Event::MateUnshown`]). The search never prints.
 
+pub mod certify;
 pub mod checks;
 pub mod dfpn;
 pub mod expand;

@@ -1,0 +1,451 @@
+//! pnmate-check: verifies a pnmate proof certificate without trusting pnmate.
+//!
+//! Usage: `pnmate-check FILE...`. For each file it prints `valid: <claim>` or
+//! `invalid: <first reason>` (prefixed by the file name when there are several) and exits
+//! with status 1 when any file is invalid (2 when one cannot be read).
+//!
+//! This program reads the format that `src/proof/FORMAT.md` describes and uses shakmaty
+//! for the rules of chess and nothing of the pnmate library (a test enforces it), so a
+//! bug in the prover cannot hide in the check. It re-derives every position from the
+//! root by playing the certificate's moves, so a node's stored hash only names the
+//! position: a hash that names another position is rejected, and a node reached from two
+//! parents must be the same position in full (board, side to move, castling rights, en
+//! passant square, halfmove clock).
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use shakmaty::{
+    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Move, MoveList, Position, Square, fen::Fen,
+    zobrist::Zobrist64,
+};
+
+const MAGIC: &str = "pnmate-certificate 1";
+const RULES: &str = "pnmate-1";
+const TRAILER: &[u8] = b"END\n";
+/// The halfmove clock at which the game ends in a draw at the attacker's turn (75 moves).
+const AUTOMATIC_DRAW_CLOCK: u32 = 150;
+/// A disproof value: the attacker never mates from here.
+const NEVER: u32 = u32::MAX;
+
+type Verdict<T> = Result<T, String>;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Proof,
+    Disproof,
+}
+
+/// A section as the header announces it.
+struct Shape {
+    kind: Kind,
+    attacker: Color,
+    plies: u32,
+    nodes: usize,
+}
+
+/// The parsed header.
+struct Header {
+    root: Chess,
+    claim: (String, u32),
+    shortest: Option<bool>,
+    shapes: Vec<Shape>,
+}
+
+/// How a node's value starts, before its children.
+#[derive(Clone, Copy)]
+enum Base {
+    /// Proof: the defender is checkmated here (0 plies to mate).
+    Mated,
+    /// Proof: one plus the child's plies (attacker) or the largest child's (defender).
+    Inner,
+    /// Disproof: the attacker can never mate from here.
+    Never,
+    /// Disproof: a leaf, the attacker cannot mate within this many plies.
+    Leaf(u32),
+    /// Disproof: one plus the smallest child's value (attacker node) or the one listed
+    /// reply's (defender node).
+    Min,
+}
+
+fn main() -> ExitCode {
+    let files: Vec<String> = std::env::args().skip(1).collect();
+    if files.is_empty() || files.iter().any(|f| f == "-h" || f == "--help") {
+        eprintln!("usage: pnmate-check FILE...\nVerifies pnmate proof certificates (see src/proof/FORMAT.md).");
+        return ExitCode::from(2);
+    }
+    let mut status = 0u8;
+    for file in &files {
+        let prefix = if files.len() > 1 { format!("{file}: ") } else { String::new() };
+        let bytes = match std::fs::read(file) {
+            Ok(b) => b,
+            Err(e) => {
+                println!("{prefix}error: cannot read {file}: {e}");
+                status = status.max(2);
+                continue;
+            }
+        };
+        let start = Instant::now();
+        let mut nodes = 0usize;
+        match check(&bytes, &mut nodes) {
+            Ok(claim) => println!("{prefix}valid: {claim}"),
+            Err(reason) => {
+                println!("{prefix}invalid: {reason}");
+                status = status.max(1);
+            }
+        }
+        let secs = start.elapsed().as_secs_f64();
+        eprintln!(
+            "{prefix}{nodes} nodes, {} bytes, {:.3} s, {:.0} nodes/s",
+            bytes.len(),
+            secs,
+            nodes as f64 / secs.max(1e-9)
+        );
+    }
+    ExitCode::from(status)
+}
+
+/// Checks a whole certificate; the claim in words when it holds.
+fn check(bytes: &[u8], nodes_seen: &mut usize) -> Verdict<String> {
+    let mut r = Reader { bytes, at: 0 };
+    let header = read_header(&mut r)?;
+    let stm = header.root.turn();
+    let (what, n) = (header.claim.0.as_str(), header.claim.1);
+    if n == 0 {
+        return Err("the claim's length must be at least 1".into());
+    }
+    // The sections each claim needs: (kind, attacker, plies).
+    let (needed, words) = match what {
+        "mate" | "mated" => {
+            let (attacker, plies) = if what == "mate" { (stm, 2 * n - 1) } else { (!stm, 2 * n) };
+            let shortest = header.shortest.ok_or("a mate claim needs a `shortest` line")?;
+            let mut needed = vec![(Kind::Proof, attacker, plies)];
+            if shortest && n > 1 {
+                needed.push((Kind::Disproof, attacker, plies - 2));
+            }
+            let length = if what == "mate" { format!("mate in {n}") } else { format!("mated in {n}") };
+            (needed, format!("{length}, {}", if shortest { "shortest" } else { "upper bound only" }))
+        }
+        "nomate" => {
+            (vec![(Kind::Disproof, stm, 2 * n - 1), (Kind::Disproof, !stm, 2 * n)], format!("no mate within {n}"))
+        }
+        _ => return Err(format!("unknown claim `{what}`")),
+    };
+    let announced: Vec<(Kind, Color, u32)> = header.shapes.iter().map(|s| (s.kind, s.attacker, s.plies)).collect();
+    if announced != needed {
+        return Err(format!("the sections do not match the claim `{what} {n}`"));
+    }
+    for (number, shape) in header.shapes.iter().enumerate() {
+        let tag = r.take(1)?[0];
+        if tag != if shape.kind == Kind::Proof { b'P' } else { b'D' } {
+            return Err(format!("section {number}: wrong tag"));
+        }
+        let value = check_section(&mut r, &header.root, shape).map_err(|e| format!("section {number}: {e}"))?;
+        *nodes_seen += shape.nodes;
+        match shape.kind {
+            Kind::Proof if value > shape.plies => {
+                return Err(format!(
+                    "section {number}: the proof needs {value} plies, the claim allows {}",
+                    shape.plies
+                ));
+            }
+            Kind::Disproof if value < shape.plies => {
+                return Err(format!(
+                    "section {number}: the disproof shows no mate within {value} plies, the claim needs {}",
+                    shape.plies
+                ));
+            }
+            _ => {}
+        }
+    }
+    if r.take(TRAILER.len())? != TRAILER {
+        return Err("no END trailer after the last section".into());
+    }
+    if r.at != bytes.len() {
+        return Err("bytes after the END trailer".into());
+    }
+    Ok(words)
+}
+
+fn read_header(r: &mut Reader) -> Verdict<Header> {
+    if r.line()? != MAGIC {
+        return Err(format!("the first line is not `{MAGIC}`"));
+    }
+    let rules = r.line()?;
+    if rules != format!("rules {RULES}") {
+        return Err(format!("unknown rules: `{rules}`"));
+    }
+    let fen = r.line()?;
+    let fen = fen.strip_prefix("fen ").ok_or("the third line must be `fen <FEN>`")?;
+    let setup: Fen = fen.parse().map_err(|e| format!("bad FEN: {e}"))?;
+    let root = match setup.clone().into_position::<Chess>(CastlingMode::Standard) {
+        Ok(pos) => pos,
+        Err(_) => setup.into_position(CastlingMode::Chess960).map_err(|e| format!("illegal root position: {e}"))?,
+    };
+    if r.line()? != "history none" {
+        return Err("only certificates without game history (`history none`) are supported".into());
+    }
+    let claim = r.line()?;
+    let claim = claim.strip_prefix("claim ").ok_or("the fifth line must be `claim ...`")?;
+    let (what, n) = claim.split_once(' ').ok_or("bad claim line")?;
+    let n: u32 = n.parse().map_err(|_| "bad claim length")?;
+    if n > 100_000 {
+        return Err("the claim's length is out of range".into());
+    }
+    let mut shortest = None;
+    let mut shapes = Vec::new();
+    loop {
+        let line = r.line()?;
+        if line == "data" {
+            break;
+        }
+        if let Some(v) = line.strip_prefix("shortest ") {
+            shortest = Some(match v {
+                "yes" => true,
+                "no" => false,
+                _ => return Err("`shortest` must be yes or no".into()),
+            });
+        } else if let Some(v) = line.strip_prefix("section ") {
+            let f: Vec<&str> = v.split(' ').collect();
+            let [kind, who, plies, nodes] = f[..] else { return Err(format!("bad section line `{line}`")) };
+            let kind = match kind {
+                "proof" => Kind::Proof,
+                "disproof" => Kind::Disproof,
+                _ => return Err(format!("bad section kind `{kind}`")),
+            };
+            let attacker = match who {
+                "white" => Color::White,
+                "black" => Color::Black,
+                _ => return Err(format!("bad attacker `{who}`")),
+            };
+            let plies = plies.parse().map_err(|_| "bad section plies")?;
+            let nodes: usize = nodes.parse().map_err(|_| "bad section size")?;
+            if nodes == 0 || nodes > u32::MAX as usize {
+                return Err("a section needs between 1 and 2^32 - 1 nodes".into());
+            }
+            shapes.push(Shape { kind, attacker, plies, nodes });
+        } else {
+            return Err(format!("unknown header line `{line}`"));
+        }
+    }
+    Ok(Header { root, claim: (what.to_string(), n), shortest, shapes })
+}
+
+/// A position as the rules see it: everything but the move number.
+#[derive(PartialEq, Eq)]
+struct Identity {
+    board: Board,
+    turn: Color,
+    castling: Bitboard,
+    ep: Option<Square>,
+    clock: u32,
+}
+
+fn identity(pos: &Chess) -> Identity {
+    Identity {
+        board: pos.board().clone(),
+        turn: pos.turn(),
+        castling: pos.castles().castling_rights(),
+        ep: pos.ep_square(EnPassantMode::Legal),
+        clock: pos.halfmoves(),
+    }
+}
+
+/// The code of a move (FORMAT.md, "Moves").
+fn code(m: &Move) -> u16 {
+    let (from, to, promotion) = match *m {
+        Move::Normal { from, to, promotion, .. } => (from, to, promotion),
+        Move::EnPassant { from, to } => (from, to, None),
+        Move::Castle { king, rook } => (king, rook, None),
+        Move::Put { to, .. } => (to, to, None),
+    };
+    u16::from(from) | (u16::from(to) << 6) | (promotion.map_or(0, |r| r as u16) << 12)
+}
+
+/// The defender may claim a draw under the 50-move rule before moving: the clock is at
+/// 100, or at 99 with a move that does not reset it.
+fn fifty_move_claim(pos: &Chess, legal: &MoveList) -> bool {
+    let clock = pos.halfmoves();
+    clock >= 100 || (clock >= 99 && legal.iter().any(|m| !m.is_zeroing()))
+}
+
+/// Checks one section and returns its root's value: plies to mate (proof) or plies
+/// within which the attacker cannot mate (disproof).
+fn check_section(r: &mut Reader, root: &Chess, shape: &Shape) -> Verdict<u32> {
+    let n = shape.nodes;
+    if n > (r.bytes.len() - r.at) / 9 {
+        return Err("the file is truncated (fewer bytes than the announced nodes need)".into());
+    }
+    // Read the nodes.
+    let mut hashes = Vec::with_capacity(n);
+    let mut starts = Vec::with_capacity(n + 1);
+    let mut edges: Vec<(u16, u32)> = Vec::new();
+    for _ in 0..n {
+        hashes.push(u64::from_le_bytes(r.take(8)?.try_into().expect("8 bytes")));
+        starts.push(edges.len());
+        let k = r.varint()?;
+        if k > 256 {
+            return Err("a node with more than 256 edges".into());
+        }
+        for _ in 0..k {
+            let code = u16::from_le_bytes(r.take(2)?.try_into().expect("2 bytes"));
+            let child = r.varint()?;
+            edges.push((code, u32::try_from(child).map_err(|_| "child index out of range")?));
+        }
+    }
+    starts.push(edges.len());
+
+    // Top-down: every node's position from its parents (all of which come after it).
+    let mut positions: Vec<Option<Chess>> = vec![None; n];
+    positions[n - 1] = Some(root.clone());
+    let mut bases = vec![Base::Inner; n];
+    for i in (0..n).rev() {
+        let pos = positions[i].take().ok_or_else(|| format!("node {i} is not reached from the root"))?;
+        if pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0 != hashes[i] {
+            return Err(format!("node {i}: its hash names another position"));
+        }
+        let legal = pos.legal_moves();
+        let mine = &edges[starts[i]..starts[i + 1]];
+        let attacker_moves = pos.turn() == shape.attacker;
+        let cannot_mate = pos.has_insufficient_material(shape.attacker);
+        let at = |what: &str| format!("node {i} ({}): {what}", fen_of(&pos));
+        bases[i] = match (shape.kind, attacker_moves) {
+            (Kind::Proof, true) => {
+                if legal.is_empty() {
+                    return Err(at("the attacker has no legal move"));
+                }
+                if pos.halfmoves() >= AUTOMATIC_DRAW_CLOCK || cannot_mate {
+                    return Err(at("drawn (75-move rule or insufficient material)"));
+                }
+                if mine.len() != 1 {
+                    return Err(at("an attacker node of a proof must give exactly one move"));
+                }
+                Base::Inner
+            }
+            (Kind::Proof, false) => {
+                if legal.is_empty() {
+                    if !pos.is_check() {
+                        return Err(at("stalemate, not checkmate"));
+                    }
+                    Base::Mated
+                } else {
+                    if fifty_move_claim(&pos, &legal) {
+                        return Err(at("the defender may claim a 50-move draw"));
+                    }
+                    if cannot_mate {
+                        return Err(at("the attacker has insufficient mating material"));
+                    }
+                    if mine.len() != legal.len() {
+                        return Err(at(&format!("lists {} of the {} legal replies", mine.len(), legal.len())));
+                    }
+                    Base::Inner
+                }
+            }
+            (Kind::Disproof, true) => {
+                if legal.is_empty() || pos.halfmoves() >= AUTOMATIC_DRAW_CLOCK || cannot_mate {
+                    Base::Never
+                } else if mine.is_empty() {
+                    Base::Leaf(0)
+                } else if mine.len() != legal.len() {
+                    return Err(at(&format!("refutes {} of the attacker's {} legal moves", mine.len(), legal.len())));
+                } else {
+                    Base::Min
+                }
+            }
+            (Kind::Disproof, false) => {
+                if legal.is_empty() {
+                    if pos.is_check() {
+                        return Err(at("checkmate: the attacker mates here"));
+                    }
+                    Base::Never
+                } else if fifty_move_claim(&pos, &legal) || cannot_mate {
+                    Base::Never
+                } else if mine.is_empty() {
+                    Base::Leaf(1)
+                } else if mine.len() > 1 {
+                    return Err(at("a defender node of a disproof gives at most one reply"));
+                } else {
+                    Base::Min
+                }
+            }
+        };
+        if matches!(bases[i], Base::Mated | Base::Never) && !mine.is_empty() {
+            return Err(at("a final position lists moves"));
+        }
+        let mut used = Vec::with_capacity(mine.len());
+        for &(c, child) in mine {
+            let m = legal.iter().find(|m| code(m) == c).ok_or_else(|| at(&format!("move code {c} is not legal")))?;
+            if used.contains(&c) {
+                return Err(at(&format!("move {} is listed twice", uci(m))));
+            }
+            used.push(c);
+            let child = child as usize;
+            if child >= i {
+                return Err(at(&format!("child index {child} is not smaller than the node's")));
+            }
+            let mut after = pos.clone();
+            after.play_unchecked(*m);
+            match &positions[child] {
+                None => positions[child] = Some(after),
+                Some(known) if identity(known) == identity(&after) => {}
+                Some(_) => return Err(at(&format!("node {child} is reached as two different positions"))),
+            }
+        }
+    }
+
+    // Bottom-up: the values.
+    let mut values = vec![0u32; n];
+    for i in 0..n {
+        let children = edges[starts[i]..starts[i + 1]].iter().map(|&(_, c)| values[c as usize]);
+        values[i] = match bases[i] {
+            Base::Mated => 0,
+            Base::Never => NEVER,
+            Base::Leaf(v) => v,
+            Base::Inner => children.max().expect("inner nodes have children").saturating_add(1),
+            Base::Min => children.min().expect("inner nodes have children").saturating_add(1),
+        };
+    }
+    Ok(values[n - 1])
+}
+
+fn fen_of(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+fn uci(m: &Move) -> String {
+    m.to_uci(CastlingMode::Standard).to_string()
+}
+
+/// Reads a certificate's bytes in order.
+struct Reader<'b> {
+    bytes: &'b [u8],
+    at: usize,
+}
+
+impl<'b> Reader<'b> {
+    fn take(&mut self, n: usize) -> Verdict<&'b [u8]> {
+        let s = self.bytes.get(self.at..self.at + n).ok_or("the file is truncated")?;
+        self.at += n;
+        Ok(s)
+    }
+
+    fn line(&mut self) -> Verdict<String> {
+        let rest = &self.bytes[self.at..];
+        let end = rest.iter().take(4096).position(|&b| b == b'\n').ok_or("the header is truncated")?;
+        let text = std::str::from_utf8(&rest[..end]).map_err(|_| "the header is not UTF-8")?.to_string();
+        self.at += end + 1;
+        Ok(text)
+    }
+
+    fn varint(&mut self) -> Verdict<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.take(1)?[0];
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err("a number longer than 64 bits".into())
+    }
+}

@@ -1,0 +1,363 @@
+//! Extracting certificates ([`crate::proof`]) from the table after a search.
+//!
+//! A proof DAG is built like a forced line ([`super::line`]) but keeps every defence: at
+//! an attacker node the child with the shortest known proof (re-proving when the table
+//! lost it), at a defender node every legal reply. A disproof DAG is its mirror: every
+//! attacker move, and one refuting reply (a child the table or a re-search disproves).
+//! Both are built children first, each position (with its halfmove clock, which the
+//! 50-move rule reads) stored once when one node serves every parent, so the size grows
+//! with distinct positions, not with paths.
+//!
+//! Re-searches run in [`Cycles::Search`] mode: their disproofs never rest on a repetition
+//! on the search path, which a certificate could not show. The extractor has a node
+//! budget for re-searches and a size limit per section; a section that does not fit is
+//! not written (for a mate, the certificate then says "upper bound only").
+
+use rustc_hash::FxHashMap;
+use shakmaty::{Chess, Color, Position};
+
+use super::dfpn::{Call, Cycles, Question, RootMoves, Solver};
+use super::mate_len::Plies;
+use super::monitor::{Control, Monitor};
+use super::node::Node;
+use super::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
+use super::value::Verdict;
+use crate::proof::{CertNode, Certificate, Claim, Kind, Section, fen_of, move_code};
+use crate::search::Outcome;
+use crate::tt::Table;
+
+/// Nodes one re-search inside the extractor may spend.
+const PER_CALL_BUDGET: u64 = 100_000;
+
+/// A disproof's value for positions the attacker can never mate from.
+const ESCAPE: u32 = u32::MAX;
+
+/// How much a certificate may cost.
+#[derive(Clone, Copy, Debug)]
+pub struct CertLimits {
+    /// Most nodes of one section (a DAG that needs more is not written).
+    pub max_nodes: usize,
+    /// Most nodes all re-searches together may spend.
+    pub search_nodes: u64,
+}
+
+impl Default for CertLimits {
+    /// 4 million nodes per section (about 60 MB of certificate at most) and 50 million
+    /// nodes of re-search.
+    fn default() -> Self {
+        CertLimits { max_nodes: 4_000_000, search_nodes: 50_000_000 }
+    }
+}
+
+/// Why a DAG was not built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fail {
+    /// The node does not have the value asked for (as far as the table and the
+    /// re-searches can tell).
+    Not,
+    /// The re-search budget ran out.
+    Budget,
+    /// The section outgrew its size limit.
+    Size,
+}
+
+impl Fail {
+    fn describe(self, what: &str) -> String {
+        match self {
+            Fail::Not => format!("the {what} could not be rebuilt from the table"),
+            Fail::Budget => format!("the {what} needs more re-search than the budget allows"),
+            Fail::Size => format!("the {what} does not fit the size limit"),
+        }
+    }
+}
+
+/// One section under construction: nodes children first, and where each position is.
+struct Dag {
+    nodes: Vec<CertNode>,
+    /// (hash, halfmove clock) -> (index, value): plies to mate for proofs, plies without
+    /// mate for disproofs.
+    index: FxHashMap<(u64, u32), (u32, u32)>,
+    limit: usize,
+}
+
+impl Dag {
+    fn new(limit: usize) -> Dag {
+        Dag { nodes: Vec::new(), index: FxHashMap::default(), limit }
+    }
+
+    fn get(&self, node: &Node) -> Option<(u32, u32)> {
+        self.index.get(&(node.hash, node.clock())).copied()
+    }
+
+    fn push(&mut self, node: &Node, edges: Vec<(u16, u32)>, value: u32) -> Result<(u32, u32), Fail> {
+        if self.nodes.len() >= self.limit {
+            return Err(Fail::Size);
+        }
+        let i = self.nodes.len() as u32;
+        self.nodes.push(CertNode { hash: node.hash, edges });
+        self.index.insert((node.hash, node.clock()), (i, value));
+        Ok((i, value))
+    }
+}
+
+/// Builds the DAGs of one attacker over a solver.
+struct Extractor<'s, 'a> {
+    solver: &'s mut Solver<'a>,
+    budget: u64,
+    dag: Dag,
+}
+
+impl Extractor<'_, '_> {
+    fn attacker(&self) -> Color {
+        self.solver.attacker()
+    }
+
+    fn solve(&mut self, node: &Node, plies: u32) -> Result<Verdict, Fail> {
+        if self.budget == 0 {
+            return Err(Fail::Budget);
+        }
+        let before = self.solver.monitor.nodes();
+        let call = Call {
+            budget: Some(self.budget.min(PER_CALL_BUDGET)),
+            root: RootMoves::All,
+            game_root: false,
+            cycles: Cycles::Search,
+        };
+        let v = self.solver.solve(node, bound(plies), call);
+        self.budget = self.budget.saturating_sub(self.solver.monitor.nodes() - before);
+        match v {
+            Verdict::Unknown => Err(Fail::Budget),
+            v => Ok(v),
+        }
+    }
+
+    /// A proof that the attacker mates from `node` within `plies`: (index, plies to mate).
+    fn prove(&mut self, node: &Node, plies: u32) -> Result<(u32, u32), Fail> {
+        if let Some((i, d)) = self.dag.get(node)
+            && d <= plies
+        {
+            return Ok((i, d));
+        }
+        let moves = node.pos.legal_moves();
+        let attacker = self.attacker();
+        if cannot_mate(&node.pos, attacker) {
+            return Err(Fail::Not);
+        }
+        if node.pos.turn() != attacker {
+            if moves.is_empty() {
+                return if node.pos.is_check() { self.dag.push(node, Vec::new(), 0) } else { Err(Fail::Not) };
+            }
+            if plies < 2 || can_claim_fifty(&node.pos, &moves) {
+                return Err(Fail::Not);
+            }
+            let mut edges = Vec::with_capacity(moves.len());
+            let mut longest = 0;
+            for &m in &moves {
+                let child = node.play(m);
+                let known = match self.solver.lookup(&child, bound(plies - 1)) {
+                    Some(v) if v.is_proven() => u32::from(v.mate.at_most.get()),
+                    _ => plies - 1,
+                };
+                let (i, d) = match self.prove(&child, known) {
+                    Err(Fail::Not) if known < plies - 1 => self.prove(&child, plies - 1)?,
+                    other => other?,
+                };
+                edges.push((move_code(m), i));
+                longest = longest.max(d);
+            }
+            return self.dag.push(node, edges, longest + 1);
+        }
+        if plies == 0 || moves.is_empty() || node.clock() >= AUTOMATIC_DRAW_CLOCK {
+            return Err(Fail::Not);
+        }
+        // Children with a known proof first, shortest first; then the rest, the table's
+        // move first, each re-searched.
+        let hint = self.solver.best_move(node, bound(plies));
+        let mut known = Vec::new();
+        let mut rest = Vec::new();
+        for &m in &moves {
+            let child = node.play(m);
+            if let Some((_, d)) = self.dag.get(&child)
+                && d < plies
+            {
+                known.push((d, m, child));
+                continue;
+            }
+            match self.solver.lookup(&child, bound(plies - 1)) {
+                Some(v) if v.is_proven() => known.push((u32::from(v.mate.at_most.get()), m, child)),
+                Some(v) if v.is_disproven() => {}
+                _ => rest.push((Some(m) != hint, m, child)),
+            }
+        }
+        known.sort_by_key(|k| k.0);
+        rest.sort_by_key(|r| r.0);
+        for (d, m, child) in known {
+            match self.prove(&child, d.min(plies - 1)) {
+                Ok((i, d)) => return self.dag.push(node, vec![(move_code(m), i)], d + 1),
+                Err(Fail::Not) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        for (_, m, child) in rest {
+            if let Verdict::Proven(p) = self.solve(&child, plies - 1)? {
+                match self.prove(&child, u32::from(p.get())) {
+                    Ok((i, d)) => return self.dag.push(node, vec![(move_code(m), i)], d + 1),
+                    Err(Fail::Not) => continue,
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Err(Fail::Not)
+    }
+
+    /// A disproof: the attacker does not mate from `node` within `plies`. Returns (index,
+    /// plies the DAG shows the attacker cannot mate within).
+    fn refute(&mut self, node: &Node, plies: u32) -> Result<(u32, u32), Fail> {
+        if let Some((i, s)) = self.dag.get(node)
+            && s >= plies
+        {
+            return Ok((i, s));
+        }
+        let moves = node.pos.legal_moves();
+        let attacker = self.attacker();
+        if node.pos.turn() == attacker {
+            if moves.is_empty() || node.clock() >= AUTOMATIC_DRAW_CLOCK || cannot_mate(&node.pos, attacker) {
+                return self.dag.push(node, Vec::new(), ESCAPE);
+            }
+            if plies == 0 {
+                return self.dag.push(node, Vec::new(), 0);
+            }
+            let mut edges = Vec::with_capacity(moves.len());
+            let mut shortest = ESCAPE;
+            for &m in &moves {
+                let (i, s) = self.refute(&node.play(m), plies - 1)?;
+                edges.push((move_code(m), i));
+                shortest = shortest.min(s);
+            }
+            return self.dag.push(node, edges, shortest.saturating_add(1));
+        }
+        if moves.is_empty() {
+            return if node.pos.is_check() { Err(Fail::Not) } else { self.dag.push(node, Vec::new(), ESCAPE) };
+        }
+        if can_claim_fifty(&node.pos, &moves) || cannot_mate(&node.pos, attacker) {
+            return self.dag.push(node, Vec::new(), ESCAPE);
+        }
+        if plies <= 1 {
+            // Only the defender moves within one ply.
+            return self.dag.push(node, Vec::new(), 1);
+        }
+        let mut known = Vec::new();
+        let mut rest = Vec::new();
+        for &m in &moves {
+            let child = node.play(m);
+            if let Some((_, s)) = self.dag.get(&child)
+                && s >= plies - 1
+            {
+                known.push((u32::MAX - s, m, child));
+                continue;
+            }
+            match self.solver.lookup(&child, bound(plies - 1)) {
+                Some(v) if v.is_disproven() => known.push((u32::MAX - u32::from(v.mate.at_least.get()), m, child)),
+                Some(v) if v.is_proven() => {}
+                _ => rest.push((m, child)),
+            }
+        }
+        known.sort_by_key(|k| k.0);
+        for (_, m, child) in known {
+            match self.refute(&child, plies - 1) {
+                Ok((i, s)) => return self.dag.push(node, vec![(move_code(m), i)], s.saturating_add(1)),
+                Err(Fail::Not) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        for (m, child) in rest {
+            if let Verdict::Disproven(_) = self.solve(&child, plies - 1)? {
+                match self.refute(&child, plies - 1) {
+                    Ok((i, s)) => return self.dag.push(node, vec![(move_code(m), i)], s.saturating_add(1)),
+                    Err(Fail::Not) => continue,
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Err(Fail::Not)
+    }
+}
+
+fn bound(plies: u32) -> Plies {
+    Plies::new(plies.min(u32::from(Plies::MAX_BOUND.get())) as u16)
+}
+
+/// Builds one section for `attacker` from `root`.
+fn section(
+    root: &Node,
+    tt: &Table,
+    monitor: &mut Monitor,
+    budget: &mut u64,
+    limits: CertLimits,
+    (kind, attacker, plies): (Kind, Color, u32),
+) -> Result<Section, Fail> {
+    let question = Question { attacker, root_moves: None, repetitions: None };
+    let mut solver = Solver::new(tt, monitor, question);
+    let mut x = Extractor { solver: &mut solver, budget: *budget, dag: Dag::new(limits.max_nodes) };
+    let built = match kind {
+        Kind::Proof => x.prove(root, plies).map(|(_, d)| d <= plies),
+        Kind::Disproof => x.refute(root, plies).map(|(_, s)| s >= plies),
+    };
+    *budget = x.budget;
+    debug_assert!(built != Ok(false), "a DAG with the wrong value at its root");
+    match built {
+        Ok(true) => Ok(Section { kind, attacker, plies, nodes: x.dag.nodes }),
+        Ok(false) => Err(Fail::Not),
+        Err(e) => Err(e),
+    }
+}
+
+/// What a certificate of `outcome` holds, and a note on what it leaves out.
+pub struct Certified {
+    /// The certificate.
+    pub certificate: Certificate,
+    /// Why the refutation of a shorter mate is missing, when it is.
+    pub note: Option<String>,
+}
+
+/// Writes the certificate of `outcome`, a result of searching `root` without game history
+/// or root-move restrictions, from what `tt` holds (re-searching where it lost entries).
+/// Err says why no certificate can be written.
+pub fn certify(root: &Chess, outcome: &Outcome, tt: &Table, limits: CertLimits) -> Result<Certified, String> {
+    let node = Node::new(root.clone());
+    let stm = root.turn();
+    let mut monitor = Monitor::new(Control::new(), None);
+    let mut budget = limits.search_nodes;
+    let mut build = |spec| section(&node, tt, &mut monitor, &mut budget, limits, spec);
+    let fen = fen_of(root);
+    let (claim, proof, refutation) = match *outcome {
+        Outcome::Mate { moves, exact, .. } => {
+            let refutation = (exact && moves > 1).then(|| (Kind::Disproof, stm, 2 * moves - 3));
+            (Claim::Mate(moves), (Kind::Proof, stm, 2 * moves - 1), refutation)
+        }
+        Outcome::Mated { moves, exact, .. } => {
+            let refutation = (exact && moves > 1).then(|| (Kind::Disproof, !stm, 2 * moves - 2));
+            (Claim::Mated(moves), (Kind::Proof, !stm, 2 * moves), refutation)
+        }
+        Outcome::NoMate { moves } => {
+            let mut sections = Vec::new();
+            for spec in [(Kind::Disproof, stm, 2 * moves - 1), (Kind::Disproof, !stm, 2 * moves)] {
+                sections.push(build(spec).map_err(|e| e.describe("disproof"))?);
+            }
+            let certificate = Certificate { fen, claim: Claim::NoMate(moves), shortest: false, sections };
+            return Ok(Certified { certificate, note: None });
+        }
+        Outcome::Unknown => return Err("nothing was proven".into()),
+    };
+    let exact = matches!(*outcome, Outcome::Mate { exact: true, .. } | Outcome::Mated { exact: true, .. });
+    let mut sections = vec![build(proof).map_err(|e| e.describe("proof"))?];
+    let mut note = None;
+    if let Some(spec) = refutation {
+        match build(spec) {
+            Ok(s) => sections.push(s),
+            Err(e) => note = Some(e.describe("refutation of a shorter mate")),
+        }
+    }
+    let shortest = exact && note.is_none();
+    Ok(Certified { certificate: Certificate { fen, claim, shortest, sections }, note })
+}
