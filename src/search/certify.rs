@@ -26,7 +26,7 @@ use crate::proof::{CertNode, Certificate, Claim, Kind, Section, fen_of, move_cod
 use crate::search::Outcome;
 use crate::tt::Table;
 
-/// Nodes one re-search inside the extractor may spend.
+/// Nodes the first attempt of a re-search inside the extractor may spend.
 const PER_CALL_BUDGET: u64 = 100_000;
 
 /// A disproof's value for positions the attacker can never mate from.
@@ -112,22 +112,27 @@ impl Extractor<'_, '_> {
         self.solver.attacker()
     }
 
+    /// Re-searches `node` with `plies` left: first with [`PER_CALL_BUDGET`] nodes, then
+    /// with twice as many each time it ends unsolved, until the whole budget is spent.
     fn solve(&mut self, node: &Node, plies: u32) -> Result<Verdict, Fail> {
-        if self.budget == 0 {
-            return Err(Fail::Budget);
-        }
-        let before = self.solver.monitor.nodes();
-        let call = Call {
-            budget: Some(self.budget.min(PER_CALL_BUDGET)),
-            root: RootMoves::All,
-            game_root: false,
-            cycles: Cycles::Search,
-        };
-        let v = self.solver.solve(node, bound(plies), call);
-        self.budget = self.budget.saturating_sub(self.solver.monitor.nodes() - before);
-        match v {
-            Verdict::Unknown => Err(Fail::Budget),
-            v => Ok(v),
+        let mut call_budget = PER_CALL_BUDGET;
+        loop {
+            if self.budget == 0 {
+                return Err(Fail::Budget);
+            }
+            let before = self.solver.monitor.nodes();
+            let call = Call {
+                budget: Some(self.budget.min(call_budget)),
+                root: RootMoves::All,
+                game_root: false,
+                cycles: Cycles::Search,
+            };
+            let v = self.solver.solve(node, bound(plies), call);
+            self.budget = self.budget.saturating_sub(self.solver.monitor.nodes() - before);
+            if v != Verdict::Unknown {
+                return Ok(v);
+            }
+            call_budget = call_budget.saturating_mul(2);
         }
     }
 
