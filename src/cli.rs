@@ -455,22 +455,22 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     println!("nodes      {}   ({} nps per job)", t.nodes, nps);
     if let Some(dir) = &args.proofs {
         let written: Vec<_> = results.iter().filter_map(|r| r.certificate.as_ref()?.as_ref().ok()).collect();
-        let failed = results.iter().filter(|r| matches!(r.certificate, Some(Err(_)))).count();
+        let failed: Vec<_> =
+            results.iter().filter_map(|r| Some((r, r.certificate.as_ref()?.as_ref().err()?))).collect();
         let shortest = written.iter().filter(|w| w.shortest).count();
         let bytes: usize = written.iter().map(|w| w.bytes).sum();
         let nodes: usize = written.iter().map(|w| w.nodes).sum();
         println!(
-            "proofs     {} written to {} ({shortest} with the shorter mate refuted), {failed} not written; {} bytes, {} nodes, largest {} bytes",
+            "proofs     {} written to {} ({shortest} with the shorter mate refuted), {} not written; {} bytes, {} nodes, largest {} bytes",
             written.len(),
             dir.display(),
+            failed.len(),
             bytes,
             nodes,
             written.iter().map(|w| w.bytes).max().unwrap_or(0)
         );
-        for r in results.iter().filter(|r| matches!(r.certificate, Some(Err(_)))) {
-            if let Some(Err(e)) = &r.certificate {
-                println!("  not written: {:05}.cert {}: {e}", r.index + 1, r.entry.fen);
-            }
+        for (r, e) in failed {
+            println!("  not written: {} {}: {e}", pnmate::suite::certificate_name(r.index), r.entry.fen);
         }
     }
     if args.all {

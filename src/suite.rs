@@ -57,6 +57,12 @@ pub struct RunSettings {
     pub proofs: Option<PathBuf>,
 }
 
+/// The file name of the certificate of the run's `index`-th position (from 0):
+/// `00001.cert`, `00002.cert`, ...
+pub fn certificate_name(index: usize) -> String {
+    format!("{:05}.cert", index + 1)
+}
+
 /// Solves every entry on `settings.jobs` threads; `on_result` is called (from the
 /// workers, serialised) as each finishes. Results come back in input order.
 pub fn run(
@@ -87,7 +93,7 @@ pub fn run(
                 _ => Vec::new(),
             };
             let certificate = settings.proofs.as_ref().filter(|_| outcome != Outcome::Unknown).map(|dir| {
-                let path = dir.join(format!("{:05}.cert", i + 1));
+                let path = dir.join(certificate_name(i));
                 write_certificate(&entry.pos, &outcome, &tt, CertLimits::default(), &path)
             });
             let r = PositionResult {

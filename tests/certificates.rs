@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use pnmate::proof::{CertNode, Certificate, Claim, Kind, Section, fen_of, move_code, position_hash};
+use pnmate::position::to_fen;
+use pnmate::proof::{CertNode, Certificate, Claim, Kind, Section, move_code};
+use pnmate::search::node::Node;
 use shakmaty::{CastlingMode, Chess, Color, Position, fen::Fen, uci::UciMove};
 
 /// White mates in 2 (1. Qf3 Kd6 2. Qd5#).
@@ -116,8 +118,7 @@ fn epd_writes_a_valid_certificate_for_every_proven_result() {
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
     assert_eq!(files.len(), proven);
-    let mut args: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
-    args.sort();
+    let args: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
     let (code, out, _) = run(env!("CARGO_BIN_EXE_pnmate-check"), &args);
     assert_eq!(code, 0, "{out}");
     assert_eq!(out.lines().filter(|l| l.contains(": valid: ")).count(), proven, "{out}");
@@ -191,7 +192,7 @@ fn a_stalemate_called_mate_is_rejected() {
     after.play_unchecked(m);
     assert!(after.is_stalemate());
     let cert = Certificate {
-        fen: fen_of(&root),
+        fen: to_fen(&root),
         claim: Claim::Mate(1),
         shortest: true,
         sections: vec![Section {
@@ -199,8 +200,8 @@ fn a_stalemate_called_mate_is_rejected() {
             attacker: Color::White,
             plies: 1,
             nodes: vec![
-                CertNode { hash: position_hash(&after), edges: vec![] },
-                CertNode { hash: position_hash(&root), edges: vec![(move_code(m), 0)] },
+                CertNode { hash: Node::new(after.clone()).hash, edges: vec![] },
+                CertNode { hash: Node::new(root.clone()).hash, edges: vec![(move_code(m), 0)] },
             ],
         }],
     };

@@ -16,13 +16,14 @@
 use rustc_hash::FxHashMap;
 use shakmaty::{Chess, Color, Position};
 
-use super::dfpn::{Call, Cycles, Question, RootMoves, Solver};
+use super::dfpn::{Question, Solver};
 use super::mate_len::Plies;
 use super::monitor::{Control, Monitor};
 use super::node::Node;
 use super::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
 use super::value::Verdict;
-use crate::proof::{CertNode, Certificate, Claim, Kind, Section, fen_of, move_code};
+use crate::position::to_fen;
+use crate::proof::{CertNode, Certificate, Claim, Kind, Section, move_code};
 use crate::search::Outcome;
 use crate::tt::Table;
 
@@ -115,24 +116,15 @@ impl Extractor<'_, '_> {
     /// Re-searches `node` with `plies` left: first with [`PER_CALL_BUDGET`] nodes, then
     /// with twice as many each time it ends unsolved, until the whole budget is spent.
     fn solve(&mut self, node: &Node, plies: u32) -> Result<Verdict, Fail> {
-        let mut call_budget = PER_CALL_BUDGET;
+        let mut limit = PER_CALL_BUDGET;
         loop {
-            if self.budget == 0 {
+            if self.budget == 0 || self.solver.monitor.hard_stopped() {
                 return Err(Fail::Budget);
             }
-            let before = self.solver.monitor.nodes();
-            let call = Call {
-                budget: Some(self.budget.min(call_budget)),
-                root: RootMoves::All,
-                game_root: false,
-                cycles: Cycles::Search,
-            };
-            let v = self.solver.solve(node, bound(plies), call);
-            self.budget = self.budget.saturating_sub(self.solver.monitor.nodes() - before);
-            if v != Verdict::Unknown {
-                return Ok(v);
+            match self.solver.solve_below(node, bound(plies), limit, &mut self.budget) {
+                Verdict::Unknown => limit = limit.saturating_mul(2),
+                v => return Ok(v),
             }
-            call_budget = call_budget.saturating_mul(2);
         }
     }
 
@@ -334,16 +326,10 @@ pub fn certify(root: &Chess, outcome: &Outcome, tt: &Table, limits: CertLimits) 
     let mut monitor = Monitor::new(Control::new(), None);
     let mut budget = limits.search_nodes;
     let mut build = |spec| section(&node, tt, &mut monitor, &mut budget, limits, spec);
-    let fen = fen_of(root);
-    let (claim, proof, refutation) = match *outcome {
-        Outcome::Mate { moves, exact, .. } => {
-            let refutation = (exact && moves > 1).then(|| (Kind::Disproof, stm, 2 * moves - 3));
-            (Claim::Mate(moves), (Kind::Proof, stm, 2 * moves - 1), refutation)
-        }
-        Outcome::Mated { moves, exact, .. } => {
-            let refutation = (exact && moves > 1).then(|| (Kind::Disproof, !stm, 2 * moves - 2));
-            (Claim::Mated(moves), (Kind::Proof, !stm, 2 * moves), refutation)
-        }
+    let fen = to_fen(root);
+    let (claim, attacker, plies, exact) = match *outcome {
+        Outcome::Mate { moves, exact, .. } => (Claim::Mate(moves), stm, 2 * moves - 1, exact),
+        Outcome::Mated { moves, exact, .. } => (Claim::Mated(moves), !stm, 2 * moves, exact),
         Outcome::NoMate { moves } => {
             let mut sections = Vec::new();
             for spec in [(Kind::Disproof, stm, 2 * moves - 1), (Kind::Disproof, !stm, 2 * moves)] {
@@ -354,7 +340,9 @@ pub fn certify(root: &Chess, outcome: &Outcome, tt: &Table, limits: CertLimits) 
         }
         Outcome::Unknown => return Err("nothing was proven".into()),
     };
-    let exact = matches!(*outcome, Outcome::Mate { exact: true, .. } | Outcome::Mated { exact: true, .. });
+    // The refutation of one move less: none needed for a mate in 1 (nothing is shorter).
+    let proof = (Kind::Proof, attacker, plies);
+    let refutation = (exact && plies > 2).then_some((Kind::Disproof, attacker, plies - 2));
     let mut sections = vec![build(proof).map_err(|e| e.describe("proof"))?];
     let mut note = None;
     if let Some(spec) = refutation {

@@ -185,6 +185,22 @@ impl<'a> Solver<'a> {
         moves
     }
 
+    /// Re-solves `node`, a position below the game root, with `bound` plies left (all
+    /// moves, cycles searched): the line builder's and the certificate writer's re-proof.
+    /// Spends at most `limit` nodes of `budget` and takes what it spent from `budget`;
+    /// Unknown at once when `budget` is empty.
+    pub fn solve_below(&mut self, node: &Node, bound: Plies, limit: u64, budget: &mut u64) -> Verdict {
+        if *budget == 0 {
+            return Verdict::Unknown;
+        }
+        let before = self.monitor.nodes();
+        let call =
+            Call { budget: Some(limit.min(*budget)), root: RootMoves::All, game_root: false, cycles: Cycles::Search };
+        let v = self.solve(node, bound, call);
+        *budget = budget.saturating_sub(self.monitor.nodes() - before);
+        v
+    }
+
     /// Solves `node` with `bound` plies left, as `call` allows.
     pub fn solve(&mut self, node: &Node, bound: Plies, call: Call) -> Verdict {
         self.at_game_root = call.game_root;

@@ -10,7 +10,7 @@
 
 use shakmaty::{Move, Position};
 
-use super::dfpn::{Call, Cycles, RootMoves, Solver};
+use super::dfpn::{RootMoves, Solver};
 use super::mate_len::Plies;
 use super::node::Node;
 use super::value::Verdict;
@@ -34,19 +34,7 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
     }
 
     fn solve(&mut self, node: &Node, bound: Plies) -> Verdict {
-        if self.budget == 0 {
-            return Verdict::Unknown;
-        }
-        let before = self.solver.monitor.nodes();
-        let call = Call {
-            budget: Some(self.budget.min(PER_CALL_BUDGET)),
-            root: RootMoves::All,
-            game_root: false,
-            cycles: Cycles::Search,
-        };
-        let v = self.solver.solve(node, bound, call);
-        self.budget = self.budget.saturating_sub(self.solver.monitor.nodes() - before);
-        v
+        self.solver.solve_below(node, bound, PER_CALL_BUDGET, &mut self.budget)
     }
 
     /// Counts one position the builder expands, against its budget and the search's
