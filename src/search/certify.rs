@@ -342,7 +342,7 @@ pub fn certify(root: &Chess, outcome: &Outcome, tt: &Table, limits: CertLimits) 
     };
     // The refutation of one move less: none needed for a mate in 1 (nothing is shorter).
     let proof = (Kind::Proof, attacker, plies);
-    let refutation = (exact && plies > 2).then_some((Kind::Disproof, attacker, plies - 2));
+    let refutation = (exact && plies > 2).then(|| (Kind::Disproof, attacker, plies - 2));
     let mut sections = vec![build(proof).map_err(|e| e.describe("proof"))?];
     let mut note = None;
     if let Some(spec) = refutation {
