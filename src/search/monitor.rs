@@ -170,6 +170,9 @@ pub struct Monitor {
     base: u64,
     nodes: u64,
     node_limit: u64,
+    /// Where the current call's budget ends, in [`Monitor::total_nodes`]: a team's
+    /// budget is spent by all its threads, so that a call takes the same nodes, and less
+    /// time, on more threads.
     budget_end: u64,
     next_poll: u64,
     hard_stop: bool,
@@ -246,7 +249,8 @@ impl Monitor {
     }
 
     /// Counts `n` nodes; afterwards [`Monitor::aborted`] says whether the current call
-    /// must unwind.
+    /// must unwind. (This thread's count never exceeds the team's, so the checks here
+    /// never fire early; the team's count is read at the polls.)
     #[inline]
     pub fn count(&mut self, n: u64) {
         self.nodes += n;
@@ -278,7 +282,11 @@ impl Monitor {
             if team.recalled() {
                 self.aborted = true;
             }
-            if self.total_nodes() >= self.node_limit {
+            let total = self.total_nodes();
+            if total >= self.budget_end {
+                self.aborted = true;
+            }
+            if total >= self.node_limit {
                 self.hard_stop = true;
                 self.aborted = true;
             }
@@ -297,13 +305,43 @@ impl Monitor {
         self.hard_stop || self.control.stopped() || self.control.past_deadline()
     }
 
-    /// Starts a call with a budget of `budget` nodes (None: unbounded); the hard limits
-    /// apply as well.
+    /// Starts a call with a budget of `budget` nodes (None: unbounded), counted over the
+    /// team on a team's main thread; the hard limits apply as well.
     pub fn begin(&mut self, budget: Option<u64>) {
-        self.budget_end = budget.map_or(u64::MAX, |b| self.nodes.saturating_add(b));
+        self.budget_end = budget.map_or(u64::MAX, |b| self.total_nodes().saturating_add(b));
         self.aborted = false;
         if self.hard_stopped() {
             self.aborted = true;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_budget_is_spent_by_the_whole_team() {
+        let control = Control::new();
+        let team = Team::new();
+        let mut main = Monitor::new(Arc::clone(&control), None);
+        main.join_team(Arc::clone(&team));
+        let mut helper = Monitor::helper(Arc::clone(&control), Arc::clone(&team));
+        main.begin(Some(1000));
+        helper.count(800);
+        helper.publish();
+        main.count(100);
+        assert!(!main.aborted(), "900 of 1000 nodes spent");
+        // The main thread learns the helpers' count at its next poll.
+        main.count(POLL_INTERVAL);
+        assert!(main.aborted(), "the team spent {} of a 1000-node budget", main.total_nodes());
+        assert!(!main.hard_stopped(), "a spent budget ends the call, not the search");
+        // The next call's budget starts from what the team has counted.
+        main.begin(Some(1000));
+        assert!(!main.aborted());
+        main.count(700);
+        assert!(!main.aborted(), "700 of 1000 nodes spent");
+        main.count(300);
+        assert!(main.aborted(), "1000 of 1000 nodes spent");
     }
 }

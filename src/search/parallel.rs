@@ -3,8 +3,10 @@
 //!
 //! The driver stays single-threaded: it asks the same questions in the same order as with
 //! one thread. Each of its df-pn calls is searched by the driver's own thread (the *main*
-//! thread, whose node budget the call spends) and by `threads - 1` helpers started for the
-//! call. All of them run the same call (root, bound, cycle rule) on the one table, so a
+//! thread) and by `threads - 1` helpers started for the call. The call's node budget is
+//! spent by all of them together (the main thread's monitor counts the team), so a call
+//! searches as many nodes as on one thread, in less time: the driver's schedule of
+//! bounds and budgets is the same in nodes and runs faster in time. All of them run the same call (root, bound, cycle rule) on the one table, so a
 //! proof or disproof one thread stores is a proof or disproof every other thread reads at
 //! its next probe (see `tt` for why concurrent entries are sound).
 //!
@@ -16,8 +18,8 @@
 //! on the marks (they may be stale or collide; a thread only ever picks a child whose true
 //! number is under its threshold, so it never stalls).
 //!
-//! The call ends for all threads when any of them answers it or the main thread's budget
-//! runs out (the team's recall); the answer is the first solved verdict, main thread
+//! The call ends for all threads when any of them answers it or the team's budget runs
+//! out (the team's recall); the answer is the first solved verdict, main thread
 //! first. Every verdict of every thread is a verdict of the same question, so any one of
 //! them is as good as another. Events come from the driver only.
 
