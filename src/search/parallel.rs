@@ -6,9 +6,10 @@
 //! thread) and by `threads - 1` helpers started for the call. The call's node budget is
 //! spent by all of them together (the main thread's monitor counts the team), so a call
 //! searches as many nodes as on one thread, in less time: the driver's schedule of
-//! bounds and budgets is the same in nodes and runs faster in time. All of them run the same call (root, bound, cycle rule) on the one table, so a
-//! proof or disproof one thread stores is a proof or disproof every other thread reads at
-//! its next probe (see `tt` for why concurrent entries are sound).
+//! bounds and budgets is the same in nodes and runs faster in time. All of them run the
+//! same call (root, bound, cycle rule) on the one table, so a proof or disproof one
+//! thread stores is a proof or disproof every other thread reads at its next probe (see
+//! `tt` for why concurrent entries are sound).
 //!
 //! Spreading (after Kaneko's parallel df-pn, AAAI 2010): a thread marks each node while it
 //! works below it ([`Busy`]). When a thread selects a child, a child marked by other
