@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use shakmaty::{Chess, Move, Position};
 
 use crate::error::{SetupError, UciError};
-use crate::fallback::choose_move;
+use crate::fallback::{self, choose_move};
 use crate::limits::Limits;
 use crate::options::{OPTIONS, find as find_option};
 use crate::position::{parse_fen, play_moves};
@@ -130,6 +130,8 @@ pub struct Engine {
     /// Why the last `position` was rejected, until a valid one arrives.
     position_error: Option<String>,
     tt: Arc<Table>,
+    /// The fallback's table, kept between the moves of a game like the prover's.
+    fallback_tt: Arc<Mutex<fallback::Table>>,
     settings: Settings,
     running: Option<Running>,
 }
@@ -148,6 +150,7 @@ impl Engine {
             history: Vec::new(),
             position_error: None,
             tt: Arc::new(Table::new(1)),
+            fallback_tt: Arc::new(Mutex::new(fallback::Table::new())),
             settings: Settings {
                 threads: 1,
                 move_overhead: Duration::ZERO,
@@ -263,6 +266,7 @@ impl Engine {
         self.stop();
         let _ = self.wait();
         self.table_mut().clear();
+        self.fallback_tt.lock().unwrap_or_else(|e| e.into_inner()).clear();
         None
     }
 
@@ -290,6 +294,7 @@ impl Engine {
             },
             history: self.history.clone(),
             tt: Arc::clone(&self.tt),
+            fallback_tt: Arc::clone(&self.fallback_tt),
             control: Arc::clone(&control),
             ponder: Arc::clone(&ponder),
             budget,
@@ -373,6 +378,7 @@ struct Job {
     root: Result<Chess, String>,
     history: Vec<u64>,
     tt: Arc<Table>,
+    fallback_tt: Arc<Mutex<fallback::Table>>,
     control: Arc<Control>,
     ponder: PonderState,
     budget: Option<Duration>,
@@ -567,7 +573,14 @@ impl Job {
                     _ => FALLBACK_AFTER_STOP,
                 };
                 let depth = self.limits.fallback_depth();
-                match choose_move(pos, &allowed, &self.history, time, depth, Some(&self.control)) {
+                // The game's fallback table, unless an earlier search still holds it.
+                let mut kept = match self.fallback_tt.try_lock() {
+                    Ok(guard) => Some(guard),
+                    Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+                    Err(std::sync::TryLockError::WouldBlock) => None,
+                };
+                let table = kept.as_deref_mut();
+                match choose_move(pos, &allowed, &self.history, time, depth, Some(&self.control), table) {
                     Some(c) => {
                         let mut stats = self.progress();
                         stats.depth = c.depth;
@@ -628,6 +641,7 @@ mod tests {
             root: Ok(Chess::default()),
             history: Vec::new(),
             tt: Arc::new(Table::new(1)),
+            fallback_tt: Arc::new(Mutex::new(fallback::Table::new())),
             control: Control::new(),
             ponder: Arc::new(Mutex::new(None)),
             budget: None,

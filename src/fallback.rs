@@ -9,12 +9,21 @@
 //! a position where the 50-move rule applies as a draw, so a winning side keeps making
 //! progress instead of repeating. It polls the stop flag and its deadline every few
 //! hundred nodes.
+//!
+//! How it searches: iterative deepening alpha-beta with a small table of its own (best
+//! move and bounds per position, for ordering and cut-offs; a repetition draw found
+//! below a position can leak into its stored score, which costs nothing but accuracy
+//! since nothing here is claimed), one extra ply for a move that gives check, killer
+//! moves and a quiescence search of captures.
 
 use std::time::{Duration, Instant};
 
+use rustc_hash::FxHashSet;
 use shakmaty::{Bitboard, Chess, Color, EnPassantMode, Move, Position, Role, Square, zobrist::Zobrist64};
 
+use crate::limits::DEFAULT_FALLBACK_DEPTH;
 use crate::search::monitor::Control;
+use crate::search::movecode::MoveCode;
 
 /// The score of a mate in 0 (from the mated side's view, negated).
 const MATE: i32 = 100_000;
@@ -67,7 +76,32 @@ fn mop_up(pos: &Chess, strong: Color, material_edge: i32) -> i32 {
     } else {
         30 * edge_closeness(wk)
     };
-    200 + push + 10 * (7 - distance(sk, wk))
+    // Against a king with a defender (K+Q v K+R), the own king must come close twice as
+    // urgently: far away, it only walks from the defender's checks, never into the net.
+    let defended = (board.by_color(weak) & !board.kings()).any();
+    let approach = if defended { 20 } else { 10 };
+    200 + push + approach * (7 - distance(sk, wk)) + confinement(pos, strong, wk)
+}
+
+/// How well `strong` boxes in the enemy king on `wk`: fewer safe flight squares, and (when
+/// the enemy still has pieces, as the rook in K+Q v K+R) those pieces far from their king,
+/// where checks fork them and the king cannot shield them.
+fn confinement(pos: &Chess, strong: Color, wk: Square) -> i32 {
+    let board = pos.board();
+    let weak = !strong;
+    let through_king = board.occupied() ^ Bitboard::from(wk);
+    let flights = (shakmaty::attacks::king_attacks(wk) & !board.by_color(weak))
+        .into_iter()
+        .filter(|&sq| board.attacks_to(sq, strong, through_king).is_empty())
+        .count() as i32;
+    let helpers = board.by_color(weak) & !board.kings();
+    let apart = helpers.into_iter().map(|sq| distance(sq, wk)).max().unwrap_or(0);
+    12 * (8 - flights) + 8 * apart
+}
+
+/// The material of `color` in centipawns.
+fn material(pos: &Chess, color: Color) -> i32 {
+    pos.board().iter().filter(|(_, p)| p.color == color).map(|(_, p)| piece_value(p.role)).sum()
 }
 
 /// Static evaluation from the side to move's view: material, a little mobility, mop-up.
@@ -89,6 +123,111 @@ fn hash(pos: &Chess) -> u64 {
     pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
 }
 
+/// How a stored score bounds the true one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+enum Bound {
+    #[default]
+    Exact,
+    /// The score is at least this (a cut-off).
+    Lower,
+    /// The score is at most this (no move reached alpha).
+    Upper,
+}
+
+/// One remembered position.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    key: u64,
+    score: i32,
+    best: MoveCode,
+    depth: u8,
+    bound: Bound,
+    /// The search that stored it: older entries give way to any newer one.
+    generation: u8,
+}
+
+/// The fallback's own small table (best move and bounds per position, for ordering and
+/// cut-offs), never shared with the prover. The engine keeps one between the moves of a
+/// game, so each move starts from what the last one learned; `choose_move` without one
+/// uses a fresh table sized for its time.
+#[derive(Default)]
+pub struct Table {
+    slots: Vec<Slot>,
+    generation: u8,
+}
+
+impl Table {
+    /// The most slots a table gets (12 MB).
+    const MAX_SLOTS: usize = 1 << 19;
+
+    /// An empty table; its slots are allocated on first use.
+    pub fn new() -> Table {
+        Table::default()
+    }
+
+    /// A table sized for a search of `time`: about the nodes it can visit, within
+    /// 2^10..2^19 slots, so that a 5 ms look allocates little.
+    fn for_time(time: Duration) -> Table {
+        let mut table = Table::new();
+        table.reserve(time);
+        table
+    }
+
+    /// Grows the table (emptying it) when a search of `time` would want more slots.
+    fn reserve(&mut self, time: Duration) {
+        let wanted = (time.as_millis() as usize).saturating_mul(2000).clamp(1 << 10, Table::MAX_SLOTS);
+        let len = wanted.next_power_of_two();
+        if self.slots.len() < len {
+            self.slots = vec![Slot::default(); len];
+        }
+    }
+
+    /// Forgets every entry (a new game).
+    pub fn clear(&mut self) {
+        self.slots.fill(Slot::default());
+    }
+
+    fn new_search(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+    }
+
+    fn probe(&self, key: u64) -> Option<Slot> {
+        let slot = self.slots[key as usize & (self.slots.len() - 1)];
+        (slot.key == key && key != 0).then_some(slot)
+    }
+
+    fn store(&mut self, key: u64, slot: Slot) {
+        let generation = self.generation;
+        let i = key as usize & (self.slots.len() - 1);
+        let old = &mut self.slots[i];
+        if old.key != key || old.generation != generation || slot.depth >= old.depth || slot.bound == Bound::Exact {
+            *old = Slot { key, generation, ..slot };
+        }
+    }
+}
+
+/// A mate score as stored: counted from the stored position instead of the root.
+fn to_table(score: i32, ply: i32) -> i32 {
+    if score > MATE_BOUND {
+        score + ply
+    } else if score < -MATE_BOUND {
+        score - ply
+    } else {
+        score
+    }
+}
+
+/// A stored score, counted from the root again.
+fn from_table(score: i32, ply: i32) -> i32 {
+    if score > MATE_BOUND {
+        score - ply
+    } else if score < -MATE_BOUND {
+        score + ply
+    } else {
+        score
+    }
+}
+
 /// What the fallback found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Choice {
@@ -106,21 +245,36 @@ pub struct Choice {
 }
 
 struct Fallback<'a> {
+    table: &'a mut Table,
     deadline: Instant,
     control: Option<&'a Control>,
     /// Nodes the search had counted before the fallback started (for progress reports).
     base_nodes: u64,
     nodes: u64,
     out_of_time: bool,
-    /// Hashes of the game before the root and of the current path (root included).
-    seen: Vec<u64>,
+    /// Hashes of the game's positions before the root.
+    game: FxHashSet<u64>,
+    /// Hashes of the positions on the current path, the root first.
+    path: Vec<u64>,
     killers: Vec<[Option<Move>; 2]>,
+    /// The ply of the null move on the current path, if any.
+    last_null: Option<usize>,
+    /// Quiet moves that caused cut-offs, by side, from and to square (more for deeper cuts).
+    history: Box<[[[i32; 64]; 64]; 2]>,
     pv: Vec<Vec<Move>>,
     /// The principal variation of the last completed depth, searched first.
     prev_pv: Vec<Move>,
 }
 
 impl Fallback<'_> {
+    /// Whether the position with hash `h`, `halfmoves` plies after the last capture or
+    /// pawn move, repeats one of the game or of the path (only the last `halfmoves`
+    /// plies of the path, with the same side to move, can hold it).
+    fn repeats(&self, h: u64, halfmoves: u32) -> bool {
+        let reach = (halfmoves as usize).min(self.path.len());
+        self.path[self.path.len() - reach..].iter().rev().skip(1).step_by(2).any(|&p| p == h) || self.game.contains(&h)
+    }
+
     fn time_up(&mut self) -> bool {
         self.nodes += 1;
         if self.nodes.is_multiple_of(256) {
@@ -158,17 +312,70 @@ impl Fallback<'_> {
         alpha
     }
 
-    fn order(&self, moves: &mut [Move], ply: usize, first: Option<Move>) {
+    fn history_of(&self, turn: Color, m: Move) -> i32 {
+        let from = m.from().map_or(0, usize::from);
+        self.history[turn as usize][from][usize::from(m.to())] / 64
+    }
+
+    fn reward(&mut self, turn: Color, m: Move, depth: u32) {
+        let from = m.from().map_or(0, usize::from);
+        let h = &mut self.history[turn as usize][from][usize::from(m.to())];
+        *h = (*h + (depth * depth) as i32).min(1 << 20);
+    }
+
+    fn order(&self, moves: &mut [Move], ply: usize, first: Option<Move>, stored: MoveCode, turn: Color) {
         let killers = self.killers.get(ply).copied().unwrap_or_default();
-        moves.sort_by_key(|&m| {
+        moves.sort_by_cached_key(|&m| {
             if Some(m) == first {
                 return i32::MIN;
             }
+            if MoveCode::of(m) == stored {
+                return i32::MIN + 1;
+            }
             let tactical = m.capture().map_or(0, piece_value) * 10 + m.promotion().map_or(0, piece_value)
                 - if m.is_capture() { piece_value(m.role()) / 10 } else { 0 };
-            let killer = if killers.contains(&Some(m)) { 50 } else { 0 };
-            -(tactical + killer)
+            let quiet = if m.is_capture() || m.is_promotion() {
+                0
+            } else if killers.contains(&Some(m)) {
+                50
+            } else {
+                self.history_of(turn, m).min(40)
+            };
+            -(tactical + quiet)
         });
+    }
+
+    /// Null-move pruning: when the side to move, at least level in material and with a
+    /// piece to move, stands at or above `beta` and still does after passing and a
+    /// shallower search, the node is cut. Never twice in a row, never on the principal
+    /// variation or in check, and never for the side behind in material, whose passes
+    /// would hide the zugzwangs the winning side needs (K+Q v K+R).
+    fn null_move(
+        &mut self,
+        pos: &Chess,
+        depth: u32,
+        beta: i32,
+        ply: usize,
+        excluded: bool,
+        mobility: usize,
+    ) -> Option<i32> {
+        if excluded || depth < 3 || ply == 0 || self.last_null == Some(ply - 1) || beta.abs() > MATE_BOUND {
+            return None;
+        }
+        let board = pos.board();
+        let ours = board.by_color(pos.turn());
+        if (ours & !board.pawns() & !board.kings()).is_empty() || material(pos, pos.turn()) < material(pos, !pos.turn())
+        {
+            return None;
+        }
+        if evaluate(pos, mobility) < beta {
+            return None;
+        }
+        let passed = pos.clone().swap_turn().ok()?;
+        let saved = self.last_null.replace(ply);
+        let score = -self.search(&passed, depth - 3 - depth / 6, -beta, -beta + 1, ply + 1, false);
+        self.last_null = saved;
+        (score >= beta && !self.out_of_time).then_some(beta)
     }
 
     fn search(&mut self, pos: &Chess, depth: u32, mut alpha: i32, beta: i32, ply: usize, on_pv: bool) -> i32 {
@@ -179,7 +386,7 @@ impl Fallback<'_> {
         }
         self.pv[ply].clear();
         let h = hash(pos);
-        if ply > 0 && self.seen.contains(&h) {
+        if ply > 0 && self.repeats(h, pos.halfmoves()) {
             return 0; // a repetition: draw
         }
         let mut moves: Vec<Move> = pos.legal_moves().into_iter().collect();
@@ -189,25 +396,71 @@ impl Fallback<'_> {
         if pos.halfmoves() >= 100 {
             return 0;
         }
+        // A check with at most two replies costs no depth: such forcing lines decide
+        // endings and mates, and they branch little (every check would: in an ending
+        // with a queen or rook each side checks half the time).
+        let forced = pos.is_check() && moves.len() <= 2;
+        let depth = if forced && ply < 2 * DEFAULT_FALLBACK_DEPTH as usize { depth + 1 } else { depth };
         if depth == 0 {
             return self.quiesce(pos, alpha, beta, p);
         }
         if self.time_up() {
             return alpha;
         }
+        let stored = self.table.probe(h);
+        if let Some(slot) = stored.filter(|s| !on_pv && u32::from(s.depth) >= depth) {
+            let score = from_table(slot.score, p);
+            let usable = match slot.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if usable {
+                return score;
+            }
+        }
+        let in_check = pos.is_check();
+        self.path.push(h);
+        if let Some(score) = self.null_move(pos, depth, beta, ply, on_pv || in_check, moves.len()) {
+            self.path.pop();
+            return score;
+        }
         let first = if on_pv { self.prev_pv.get(ply).copied() } else { None };
-        self.order(&mut moves, ply, first);
-        self.seen.push(h);
+        self.order(&mut moves, ply, first, stored.map_or(MoveCode::NONE, |s| s.best), pos.turn());
+        let alpha_in = alpha;
         let mut best = -MATE - 1;
-        for m in moves {
+        let mut best_move = MoveCode::NONE;
+        for (i, m) in moves.into_iter().enumerate() {
             let mut after = pos.clone();
             after.play_unchecked(m);
-            let score = -self.search(&after, depth - 1, -beta, -alpha, ply + 1, on_pv && Some(m) == first);
+            let child_on_pv = on_pv && Some(m) == first;
+            // Principal variation search: the first move with the full window, the others
+            // with a null window (late quiet moves also a ply shallower), re-searched in
+            // full only when they beat alpha.
+            let score = if i == 0 {
+                -self.search(&after, depth - 1, -beta, -alpha, ply + 1, child_on_pv)
+            } else {
+                let quiet = !m.is_capture() && !m.is_promotion() && !in_check && !after.is_check();
+                let reduction = if quiet && depth >= 3 && i >= 3 {
+                    (1 + u32::from(depth >= 6 && i >= 8)).min(depth - 2)
+                } else {
+                    0
+                };
+                let mut score = -self.search(&after, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, child_on_pv);
+                if score > alpha && reduction > 0 && !self.out_of_time {
+                    score = -self.search(&after, depth - 1, -alpha - 1, -alpha, ply + 1, child_on_pv);
+                }
+                if score > alpha && score < beta && !self.out_of_time {
+                    score = -self.search(&after, depth - 1, -beta, -alpha, ply + 1, child_on_pv);
+                }
+                score
+            };
             if self.out_of_time {
                 break;
             }
             if score > best {
                 best = score;
+                best_move = MoveCode::of(m);
             }
             if score > alpha {
                 alpha = score;
@@ -219,6 +472,7 @@ impl Fallback<'_> {
             }
             if alpha >= beta {
                 if !m.is_capture() {
+                    self.reward(pos.turn(), m, depth);
                     let k = &mut self.killers[ply];
                     if k[0] != Some(m) {
                         k[1] = k[0];
@@ -228,7 +482,19 @@ impl Fallback<'_> {
                 break;
             }
         }
-        self.seen.pop();
+        self.path.pop();
+        if !self.out_of_time {
+            let bound = if best >= beta {
+                Bound::Lower
+            } else if best > alpha_in {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            let depth = depth.min(u32::from(u8::MAX)) as u8;
+            self.table
+                .store(h, Slot { key: h, score: to_table(best, p), best: best_move, depth, bound, generation: 0 });
+        }
         best
     }
 }
@@ -246,22 +512,36 @@ pub fn choose_move(
     time: Duration,
     max_depth: u32,
     control: Option<&Control>,
+    table: Option<&mut Table>,
 ) -> Option<Choice> {
+    let mut fresh;
+    let table = match table {
+        Some(t) => t,
+        None => {
+            fresh = Table::for_time(time);
+            &mut fresh
+        }
+    };
+    table.reserve(time);
+    table.new_search();
     let mut root: Vec<Move> =
         pos.legal_moves().into_iter().filter(|m| allowed.is_empty() || allowed.contains(m)).collect();
     if root.is_empty() {
         return None;
     }
-    let mut seen = history.to_vec();
-    seen.push(hash(pos));
+
     let mut f = Fallback {
+        table,
         deadline: Instant::now() + time,
         control,
         base_nodes: control.map_or(0, |c| c.progress().nodes),
         nodes: 0,
         out_of_time: false,
-        seen,
+        game: history.iter().copied().collect(),
+        path: vec![hash(pos)],
         killers: Vec::new(),
+        last_null: None,
+        history: Box::new([[[0; 64]; 64]; 2]),
         pv: vec![Vec::new(); 2],
         prev_pv: Vec::new(),
     };
@@ -276,7 +556,11 @@ pub fn choose_move(
             let mut after = pos.clone();
             after.play_unchecked(m);
             let on_pv = f.prev_pv.first() == Some(&m);
-            let score = -f.search(&after, depth - 1, -MATE - 1, -alpha, 1, on_pv);
+            let mut score =
+                if alpha > -MATE - 1 { -f.search(&after, depth - 1, -alpha - 1, -alpha, 1, on_pv) } else { alpha + 1 };
+            if score > alpha && !f.out_of_time {
+                score = -f.search(&after, depth - 1, -MATE - 1, -alpha, 1, on_pv);
+            }
             if f.out_of_time && depth > 1 {
                 break;
             }
@@ -316,7 +600,7 @@ mod tests {
 
     fn best(fen: &str, history: &[u64], ms: u64, depth: u32) -> String {
         let pos = parse_fen(fen).unwrap();
-        uci(choose_move(&pos, &[], history, Duration::from_millis(ms), depth, None).unwrap().best)
+        uci(choose_move(&pos, &[], history, Duration::from_millis(ms), depth, None, None).unwrap().best)
     }
 
     #[test]
@@ -324,14 +608,14 @@ mod tests {
         assert_eq!(best("4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1", &[], 200, 4), "d1d5");
         let pos = parse_fen("4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1").unwrap();
         let only: Vec<Move> = pos.legal_moves().into_iter().filter(|m| uci(*m) == "e1f2").collect();
-        let c = choose_move(&pos, &only, &[], Duration::from_millis(50), 4, None).unwrap();
+        let c = choose_move(&pos, &only, &[], Duration::from_millis(50), 4, None, None).unwrap();
         assert_eq!(uci(c.best), "e1f2");
     }
 
     #[test]
     fn no_move_when_mated() {
         let pos = parse_fen("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1").unwrap();
-        assert_eq!(choose_move(&pos, &[], &[], Duration::from_millis(10), 3, None), None);
+        assert_eq!(choose_move(&pos, &[], &[], Duration::from_millis(10), 3, None, None), None);
     }
 
     #[test]
@@ -340,7 +624,7 @@ mod tests {
         let control = Control::new();
         control.stop();
         let started = Instant::now();
-        let c = choose_move(&pos, &[], &[], Duration::from_secs(30), 64, Some(&control)).unwrap();
+        let c = choose_move(&pos, &[], &[], Duration::from_secs(30), 64, Some(&control), None).unwrap();
         assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
         assert!(pos.legal_moves().contains(&c.best));
     }
@@ -350,18 +634,53 @@ mod tests {
         // KQ v K. Whatever the fallback plays here, put the position after that move into
         // the game's history: asked again, it must find another move that still wins.
         let pos = parse_fen("4k3/8/8/8/8/8/8/3QK3 w - - 6 20").unwrap();
-        let first = choose_move(&pos, &[], &[], Duration::from_secs(10), 3, None).unwrap();
+        let first = choose_move(&pos, &[], &[], Duration::from_secs(10), 3, None, None).unwrap();
         let mut after = pos.clone();
         after.play_unchecked(first.best);
-        let again = choose_move(&pos, &[], &[hash(&after)], Duration::from_secs(10), 3, None).unwrap();
+        let again = choose_move(&pos, &[], &[hash(&after)], Duration::from_secs(10), 3, None, None).unwrap();
         assert_ne!(again.best, first.best, "repeats a game position");
         assert!(again.score > 500, "{again:?}");
     }
 
     #[test]
+    fn wins_the_rook_with_a_queen_fork() {
+        // K+Q v K+R: Qc3+ or Qe5+ checks the king on g7 and attacks the rook on b2.
+        let pos = parse_fen("8/6k1/8/8/8/8/1r6/4Q1K1 w - - 0 1").unwrap();
+        let c = choose_move(&pos, &[], &[], Duration::from_secs(10), 6, None, None).unwrap();
+        assert!(["e1c3", "e1e5"].contains(&uci(c.best).as_str()), "{c:?}");
+        assert!(c.score > 900, "{c:?}");
+    }
+
+    #[test]
+    fn a_mate_keeps_its_length_through_the_table() {
+        // Kg6 and Ra8 mate: three plies, whatever depth the table stored it at.
+        let pos = parse_fen("7k/8/5K2/8/8/8/8/R7 w - - 0 1").unwrap();
+        let c = choose_move(&pos, &[], &[], Duration::from_secs(10), 8, None, None).unwrap();
+        assert_eq!((uci(c.best).as_str(), c.score), ("f6g6", MATE - 3), "{c:?}");
+        for score in [MATE - 7, -MATE + 4, 250, -30] {
+            assert_eq!(from_table(to_table(score, 5), 5), score);
+        }
+    }
+
+    #[test]
+    fn a_kept_table_makes_the_next_search_cheaper() {
+        // The same fixed-depth search twice: the second one starts from the first one's
+        // table and needs far fewer nodes (a game's next move profits the same way).
+        let pos = parse_fen("8/8/1r6/2k5/8/7K/4Q3/8 w - - 0 1").unwrap();
+        let mut table = Table::new();
+        let search = |t: &mut Table| choose_move(&pos, &[], &[], Duration::from_secs(60), 6, None, Some(t)).unwrap();
+        let first = search(&mut table);
+        let second = search(&mut table);
+        assert_eq!(first.depth, 6);
+        assert!(second.nodes * 3 < first.nodes, "{} then {}", first.nodes, second.nodes);
+        table.clear();
+        assert_eq!(search(&mut table).nodes, first.nodes);
+    }
+
+    #[test]
     fn drives_a_lone_king_to_the_edge() {
         let pos = parse_fen("8/8/8/3k4/8/8/8/R3K3 w - - 0 1").unwrap();
-        let c = choose_move(&pos, &[], &[], Duration::from_millis(300), 4, None).unwrap();
+        let c = choose_move(&pos, &[], &[], Duration::from_millis(300), 4, None, None).unwrap();
         assert!(c.score > 500, "{c:?}");
         let mut after = pos.clone();
         after.play_unchecked(c.best);

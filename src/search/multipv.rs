@@ -136,7 +136,7 @@ fn better(new: &Outcome, old: &Outcome) -> bool {
 fn quick_eval(root: &Chess, mv: Move, history: &[u64]) -> i32 {
     let mut after = root.clone();
     after.play_unchecked(mv);
-    match choose_move(&after, &[], history, Duration::from_millis(5), 2, None) {
+    match choose_move(&after, &[], history, Duration::from_millis(5), 2, None, None) {
         Some(reply) => -reply.score,
         // No reply: mate or stalemate; the search proves which, the order hardly matters.
         None => 0,
