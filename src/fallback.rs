@@ -10,11 +10,13 @@
 //! progress instead of repeating. It polls the stop flag and its deadline every few
 //! hundred nodes.
 //!
-//! How it searches: iterative deepening alpha-beta with a small table of its own (best
-//! move and bounds per position, for ordering and cut-offs; a repetition draw found
-//! below a position can leak into its stored score, which costs nothing but accuracy
-//! since nothing here is claimed), one extra ply for a move that gives check, killer
-//! moves and a quiescence search of captures.
+//! How it searches: iterative deepening principal variation search with a table of its
+//! own (best move and bounds per position, for ordering and cut-offs, kept by the engine
+//! between a game's moves; a repetition draw found below a position can leak into its
+//! stored score, which costs nothing but accuracy since nothing here is claimed), late
+//! quiet moves reduced, null move for the side not behind in material, one extra ply
+//! for a check with at most two replies, table move, killer and history ordering, and a
+//! quiescence search of captures.
 
 use std::time::{Duration, Instant};
 
@@ -99,19 +101,14 @@ fn confinement(pos: &Chess, strong: Color, wk: Square) -> i32 {
     12 * (8 - flights) + 8 * apart
 }
 
-/// The material of `color` in centipawns.
-fn material(pos: &Chess, color: Color) -> i32 {
-    pos.board().iter().filter(|(_, p)| p.color == color).map(|(_, p)| piece_value(p.role)).sum()
+/// The material of `color` minus the other side's, in centipawns.
+fn material_edge(pos: &Chess, color: Color) -> i32 {
+    pos.board().iter().map(|(_, p)| if p.color == color { piece_value(p.role) } else { -piece_value(p.role) }).sum()
 }
 
 /// Static evaluation from the side to move's view: material, a little mobility, mop-up.
 fn evaluate(pos: &Chess, mobility: usize) -> i32 {
-    let board = pos.board();
-    let mut white = 0;
-    for (_, piece) in board.iter() {
-        let v = piece_value(piece.role);
-        white += if piece.color == Color::White { v } else { -v };
-    }
+    let white = material_edge(pos, Color::White);
     let mut score = white + mop_up(pos, Color::White, white) - mop_up(pos, Color::Black, -white);
     if pos.turn() == Color::Black {
         score = -score;
@@ -149,7 +146,7 @@ struct Slot {
 /// The fallback's own small table (best move and bounds per position, for ordering and
 /// cut-offs), never shared with the prover. The engine keeps one between the moves of a
 /// game, so each move starts from what the last one learned; `choose_move` without one
-/// uses a fresh table sized for its time.
+/// uses a fresh one.
 #[derive(Default)]
 pub struct Table {
     slots: Vec<Slot>,
@@ -165,15 +162,9 @@ impl Table {
         Table::default()
     }
 
-    /// A table sized for a search of `time`: about the nodes it can visit, within
-    /// 2^10..2^19 slots, so that a 5 ms look allocates little.
-    fn for_time(time: Duration) -> Table {
-        let mut table = Table::new();
-        table.reserve(time);
-        table
-    }
-
-    /// Grows the table (emptying it) when a search of `time` would want more slots.
+    /// Grows the table (emptying it) when a search of `time` would want more slots: about
+    /// the nodes it can visit, within 2^10..2^19 slots, so that a 5 ms look allocates
+    /// little.
     fn reserve(&mut self, time: Duration) {
         let wanted = (time.as_millis() as usize).saturating_mul(2000).clamp(1 << 10, Table::MAX_SLOTS);
         let len = wanted.next_power_of_two();
@@ -364,8 +355,7 @@ impl Fallback<'_> {
         }
         let board = pos.board();
         let ours = board.by_color(pos.turn());
-        if (ours & !board.pawns() & !board.kings()).is_empty() || material(pos, pos.turn()) < material(pos, !pos.turn())
-        {
+        if (ours & !board.pawns() & !board.kings()).is_empty() || material_edge(pos, pos.turn()) < 0 {
             return None;
         }
         if evaluate(pos, mobility) < beta {
@@ -399,7 +389,8 @@ impl Fallback<'_> {
         // A check with at most two replies costs no depth: such forcing lines decide
         // endings and mates, and they branch little (every check would: in an ending
         // with a queen or rook each side checks half the time).
-        let forced = pos.is_check() && moves.len() <= 2;
+        let in_check = pos.is_check();
+        let forced = in_check && moves.len() <= 2;
         let depth = if forced && ply < 2 * DEFAULT_FALLBACK_DEPTH as usize { depth + 1 } else { depth };
         if depth == 0 {
             return self.quiesce(pos, alpha, beta, p);
@@ -419,7 +410,6 @@ impl Fallback<'_> {
                 return score;
             }
         }
-        let in_check = pos.is_check();
         self.path.push(h);
         if let Some(score) = self.null_move(pos, depth, beta, ply, on_pv || in_check, moves.len()) {
             self.path.pop();
@@ -514,14 +504,8 @@ pub fn choose_move(
     control: Option<&Control>,
     table: Option<&mut Table>,
 ) -> Option<Choice> {
-    let mut fresh;
-    let table = match table {
-        Some(t) => t,
-        None => {
-            fresh = Table::for_time(time);
-            &mut fresh
-        }
-    };
+    let mut fresh = Table::new();
+    let table = table.unwrap_or(&mut fresh);
     table.reserve(time);
     table.new_search();
     let mut root: Vec<Move> =
@@ -529,7 +513,6 @@ pub fn choose_move(
     if root.is_empty() {
         return None;
     }
-
     let mut f = Fallback {
         table,
         deadline: Instant::now() + time,
