@@ -230,6 +230,21 @@ fn krabbes_mate_in_38_in_fewer_nodes_than_prover() {
     assert!(matches!(outcome, Outcome::Mate { moves: 38, .. }), "{outcome:?}");
 }
 
+/// A mate in 22 (matetrack) whose proof comes from a bound searched with cycles cut: the
+/// white rook shuttles on the first rank while the black knight shuffles, so a re-proof
+/// that searched cycles out could not rebuild the line in seconds (before the line
+/// builder cut cycles first, the proof came at about 1.1M nodes and its line never did).
+#[test]
+fn a_proof_found_with_cycles_cut_gets_its_line() {
+    let pos = pnmate::position::parse_fen("3R4/6p1/8/2p3p1/n7/4p3/4p1pp/4K1kr w - - 0 1").unwrap();
+    let tt = Table::new(16);
+    let limits = SolveLimits { nodes: Some(3_000_000), time: None };
+    let (outcome, _) = solve(&pos, Params::default(), limits, &tt, &mut |_| {});
+    let Outcome::Mate { moves, pv, .. } = &outcome else { panic!("no mate with a line: {outcome:?}") };
+    assert_eq!(*moves, 22);
+    verify_line(&pos, pv, MateLen::mate_in(22), &[]).unwrap();
+}
+
 /// Nodes the prover needed for its first mate in the quiet KBB v K mate in 7 below before
 /// the progress numbers (at commit "Driver asks the user's bound from the first round"):
 /// 149,188, and 174,098 for the first mate in 7.

@@ -186,23 +186,45 @@ impl<'a> Solver<'a> {
     }
 
     /// Re-solves `node`, a position below the game root, with `bound` plies left (all
-    /// moves, cycles searched): the line builder's and the certificate writer's re-proof.
-    /// Spends at most `limit` nodes of `budget` and takes what it spent from `budget`;
-    /// Unknown at once when `budget` is empty.
+    /// moves): the line builder's and the certificate writer's re-proof. Spends at most
+    /// `limit` nodes of `budget` and takes what it spent from `budget`; Unknown at once
+    /// when `budget` is empty.
+    ///
+    /// The proof being rebuilt was often found with cycles cut (the far bound and the
+    /// cap), and searching cycles out can cost a re-proof far more than the proof cost:
+    /// a long mate with a rook shuttling while the defender shuffles is full of them. So
+    /// the re-proof cuts cycles first (its proofs are sound, see [`Cycles::Cut`]), and only
+    /// when that fails on a cut cycle does it search them, with what is left.
     pub fn solve_below(&mut self, node: &Node, bound: Plies, limit: u64, budget: &mut u64) -> Verdict {
-        if *budget == 0 {
-            return Verdict::Unknown;
+        let mut verdict = Verdict::Unknown;
+        let mut left = limit.min(*budget);
+        for cycles in [Cycles::Cut, Cycles::Search] {
+            if left == 0 {
+                break;
+            }
+            let before = self.monitor.nodes();
+            let call = Call { budget: Some(left), root: RootMoves::All, game_root: false, cycles };
+            let v = self.solve_value(node, bound, call);
+            let spent = self.monitor.nodes() - before;
+            *budget = budget.saturating_sub(spent);
+            left = left.saturating_sub(spent);
+            verdict = v.verdict();
+            let rests_on_a_cut = v.is_disproven() && v.path_dependent;
+            if !rests_on_a_cut {
+                break;
+            }
         }
-        let before = self.monitor.nodes();
-        let call =
-            Call { budget: Some(limit.min(*budget)), root: RootMoves::All, game_root: false, cycles: Cycles::Search };
-        let v = self.solve(node, bound, call);
-        *budget = budget.saturating_sub(self.monitor.nodes() - before);
-        v
+        verdict
     }
 
     /// Solves `node` with `bound` plies left, as `call` allows.
     pub fn solve(&mut self, node: &Node, bound: Plies, call: Call) -> Verdict {
+        self.solve_value(node, bound, call).verdict()
+    }
+
+    /// Solves `node` with `bound` plies left, as `call` allows; the root's value, which
+    /// says (unlike its verdict) whether a failure rests on a cut cycle.
+    fn solve_value(&mut self, node: &Node, bound: Plies, call: Call) -> Value {
         self.at_game_root = call.game_root;
         self.cycles = call.cycles;
         let restricted = call.root == RootMoves::Restricted && self.root_moves.is_some() || self.root_is_special(node);
@@ -210,12 +232,12 @@ impl<'a> Solver<'a> {
             && let Some(v) = self.lookup(node, bound)
             && v.is_solved()
         {
-            return v.verdict();
+            return v;
         }
         self.monitor.begin(call.budget);
         let or = node.pos.turn() == self.attacker;
         let root = if restricted { RootMoves::Restricted } else { RootMoves::All };
-        self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root).verdict()
+        self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root)
     }
 
     /// Nagai's MID: searches `node` until its pn reaches `th_pn`, its dn reaches `th_dn`,
