@@ -17,7 +17,10 @@
 //!    ([`Cycles::Cut`]), which spares them from chasing perpetual checks to the end of
 //!    a long bound,
 //! 3. once a mate of `P` plies is proven, reports it at once and asks for a mate within
-//!    `P - 2` until that is disproven: the last proof is then the proven shortest.
+//!    `P - 2` until that is disproven: the last proof is then the proven shortest. Beside
+//!    the disproof (climbing the ladder up to `P - 2`), it looks for shorter mates at
+//!    `P - 2` and halfway down with cycles cut, since a first proof at a long bound can be
+//!    three times the shortest mate's length.
 //!
 //! Every proof is turned into a forced line, replayed, and only then reported as an
 //! [`Event`]. A proof is recorded even when its line cannot be built yet (the line
@@ -337,7 +340,7 @@ impl<'a> Search<'a> {
                 let v = self.solve(side, bound, Some(FIRST_ROUND_BUDGET), Cycles::Search);
                 self.record(side, bound, v);
                 if side.found() {
-                    return self.tighten(side);
+                    return self.tighten(side, cap);
                 }
                 if v == Verdict::Unknown {
                     break 'short;
@@ -359,7 +362,7 @@ impl<'a> Search<'a> {
                     let v = self.solve(side, bound, Some(budget), Cycles::Search);
                     self.record(side, bound, v);
                     if side.found() {
-                        return self.tighten(side);
+                        return self.tighten(side, cap);
                     }
                     if matches!(v, Verdict::Disproven(_)) {
                         let status = side.disproven_status(stm, cap);
@@ -381,7 +384,7 @@ impl<'a> Search<'a> {
                         let v = self.solve(side, bound, Some(budget), Cycles::Cut);
                         self.record(side, bound, v);
                         if side.found() {
-                            return self.tighten(side);
+                            return self.tighten(side, cap);
                         }
                     }
                     break;
@@ -401,12 +404,22 @@ impl<'a> Search<'a> {
     }
 
     /// Shortens a proven mate until the next shorter bound is disproven or a limit hits;
-    /// builds the line of the shortest proof along the way.
-    fn tighten(&mut self, side: &mut Side) -> Outcome {
+    /// builds the line of the shortest proof along the way. Each round, with a budget
+    /// that doubles (and stays while answers come), asks up to three questions below the
+    /// mate of `P` plies found, until one is answered:
+    /// - `P - 2` with cycles cut, which looks for a shorter mate: a first proof at a long
+    ///   bound is often far from the shortest (a mate in 63 where 21 exists), and searching
+    ///   cycles out at such a bound chases perpetual checks;
+    /// - a bound halfway between the near bound and `P - 2`, cycles cut: a smaller bound
+    ///   keeps df-pn on shorter lines, so it finds a much shorter mate sooner;
+    /// - the near bound (the smallest rung not yet disproven, at most `P - 2`), cycles
+    ///   searched: its disproofs climb towards `P - 2`, whose disproof makes the mate exact.
+    fn tighten(&mut self, side: &mut Side, cap: u32) -> Outcome {
         if !side.is_exact(usize::from(side.at_most.get())) {
             let mate = MateLen::from_plies(usize::from(side.at_most.get()));
             (self.events)(Event::Status(format!("mate {mate} found, proving it shortest")));
         }
+        let mut budget = FIRST_ROUND_BUDGET;
         loop {
             if self.monitor.hard_stopped() {
                 break;
@@ -415,16 +428,38 @@ impl<'a> Search<'a> {
                 self.build_line(side, side.at_most);
                 continue;
             }
-            let plies = usize::from(side.at_most.get());
-            if side.is_exact(plies) {
+            if side.is_exact(usize::from(side.at_most.get())) {
                 break;
             }
-            let bound = side.at_most.shorter();
-            let v = self.solve(side, bound, None, Cycles::Search);
-            if v == Verdict::Unknown {
-                break;
+            let shorter = side.at_most.shorter();
+            let (near, _) = side.bounds(cap);
+            let near = side.plies_for(near).min(shorter);
+            // Bounds keep their parity (a bound of the other parity asks the same question).
+            let mid = Plies::new(near.get() + (shorter.get() - near.get()) / 4 * 2);
+            // Whether a question moved what is known (an answer the table already held does
+            // not: asked again, it would loop without a node searched).
+            let mut answered = false;
+            let questions = [(shorter, Cycles::Cut), (mid, Cycles::Cut), (near, Cycles::Search)];
+            for (i, &(bound, cycles)) in questions.iter().enumerate() {
+                // The cut questions only when they ask more than the near bound, and the
+                // halfway bound only when it differs from P - 2.
+                if cycles == Cycles::Cut && (bound <= near || (i == 1 && bound == shorter)) {
+                    continue;
+                }
+                if self.monitor.hard_stopped() {
+                    break;
+                }
+                let known = (side.at_least, side.at_most);
+                let v = self.solve(side, bound, Some(budget), cycles);
+                self.record(side, bound, v);
+                if (side.at_least, side.at_most) != known {
+                    answered = true;
+                    break;
+                }
             }
-            self.record(side, bound, v);
+            if !answered {
+                budget = budget.saturating_mul(2);
+            }
         }
         match side.line.clone() {
             Some(pv) if !side.needs_line() => {
