@@ -245,25 +245,26 @@ fn a_proof_found_with_cycles_cut_gets_its_line() {
     verify_line(&pos, pv, MateLen::mate_in(22), &[]).unwrap();
 }
 
-/// A mate in 21 (matetrack) whose first proof is a mate in 63: the knight's tour around
-/// the cornered king proves first at a long bound. Tightening one move at a time with
-/// cycles searched stayed at 63 for seconds; asking P - 2 and a halfway bound with cycles
-/// cut walks 63, 61, ..., 29, 25, 23, 21 within 150k nodes.
+/// A mate in 26 (matetrack) whose first proof is longer: a first proof at a long bound
+/// is often far from the shortest. Tightening one move at a time with cycles searched
+/// stayed at the first proof for seconds (with the single far bound of the time, a mate
+/// in 62 for 10 s); asking P - 2 and a halfway bound with cycles cut reaches 26 in
+/// about 1.3M nodes.
 #[test]
 fn a_long_first_proof_is_tightened_to_the_short_mate() {
-    let pos = pnmate::position::parse_fen("k7/1p6/1P4pN/2p1p1Pb/2pbP1p1/2p1p1P1/2P1P1P1/7K w - - 0 1").unwrap();
+    let pos = pnmate::position::parse_fen("6R1/8/2P5/3K4/1P1PpP1P/p1p1P1P1/rpPp3N/qnbrkBB1 w - - 0 1").unwrap();
     let tt = Table::new(16);
-    let limits = SolveLimits { nodes: Some(1_000_000), time: None };
+    let limits = SolveLimits { nodes: Some(2_000_000), time: None };
     let mut first = None;
     let (outcome, _) = solve(&pos, Params::default(), limits, &tt, &mut |ev| {
         if let pnmate::search::Event::Mate { mate, .. } = ev {
             first.get_or_insert(mate);
         }
     });
-    assert_eq!(first, Some(MateLen::mate_in(63)), "the first proof this test is about");
+    assert_eq!(first, Some(MateLen::mate_in(32)), "the first proof this test is about");
     let Outcome::Mate { moves, pv, .. } = &outcome else { panic!("{outcome:?}") };
-    assert_eq!(*moves, 21);
-    verify_line(&pos, pv, MateLen::mate_in(21), &[]).unwrap();
+    assert_eq!(*moves, 26);
+    verify_line(&pos, pv, MateLen::mate_in(26), &[]).unwrap();
 }
 
 /// Nodes the prover needed for its first mate in the quiet KBB v K mate in 7 below before
