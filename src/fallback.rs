@@ -98,7 +98,11 @@ fn confinement(pos: &Chess, strong: Color, wk: Square) -> i32 {
         .count() as i32;
     let helpers = board.by_color(weak) & !board.kings();
     let apart = helpers.into_iter().map(|sq| distance(sq, wk)).max().unwrap_or(0);
-    12 * (8 - flights) + 8 * apart
+    // A king left no flight square while it has a piece to give away is the stalemate
+    // trap of the "desperado" rook: it checks until taken, and taking it stalemates. So
+    // boxing it in completely scores as if three squares were still free.
+    let taken = if flights == 0 && helpers.any() { 5 } else { 8 - flights };
+    12 * taken + 8 * apart
 }
 
 /// The material of `color` minus the other side's, in centipawns.
@@ -593,6 +597,21 @@ mod tests {
         let only: Vec<Move> = pos.legal_moves().into_iter().filter(|m| uci(*m) == "e1f2").collect();
         let c = choose_move(&pos, &only, &[], Duration::from_millis(50), 4, None, None).unwrap();
         assert_eq!(uci(c.best), "e1f2");
+    }
+
+    #[test]
+    fn boxing_in_a_king_that_has_a_rook_to_give_away_is_not_rewarded() {
+        // Ka8 with no flight square (Qc7) and a free rook: the desperado rook's stalemate
+        // trap, seen in a clock game that ended in stalemate. It must score below the same
+        // king with two flight squares (Qc6: a7 and b8 free).
+        let boxed = parse_fen("k7/2Q5/8/8/8/8/1r6/6K1 b - - 0 1").unwrap();
+        let open = parse_fen("k7/8/2Q5/8/8/8/1r6/6K1 b - - 0 1").unwrap();
+        let c = |pos: &Chess| confinement(pos, Color::White, Square::A8);
+        assert!(c(&boxed) < c(&open), "{} vs {}", c(&boxed), c(&open));
+        // Without a piece to give away, no flight square is still the best confinement.
+        let alone = parse_fen("k7/2Q5/8/8/8/8/8/6K1 b - - 0 1").unwrap();
+        let alone_open = parse_fen("k7/8/2Q5/8/8/8/8/6K1 b - - 0 1").unwrap();
+        assert!(c(&alone) > c(&alone_open));
     }
 
     #[test]
