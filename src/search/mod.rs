@@ -450,11 +450,10 @@ impl<'a> Search<'a> {
             // Whether a question moved what is known (an answer the table already held does
             // not: asked again, it would loop without a node searched).
             let mut answered = false;
-            let questions = [(shorter, Cycles::Cut), (mid, Cycles::Cut), (near, Cycles::Search)];
-            for (i, &(bound, cycles)) in questions.iter().enumerate() {
-                // The cut questions only when they ask more than the near bound, and the
-                // halfway bound only when it differs from P - 2.
-                if cycles == Cycles::Cut && (bound <= near || (i == 1 && bound == shorter)) {
+            for (bound, cycles) in [(shorter, Cycles::Cut), (mid, Cycles::Cut), (near, Cycles::Search)] {
+                // The cut questions only when they ask more than the near bound (the halfway
+                // bound is below P - 2 whenever it is above the near bound).
+                if cycles == Cycles::Cut && bound <= near {
                     continue;
                 }
                 if self.monitor.hard_stopped() {
