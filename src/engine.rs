@@ -32,6 +32,13 @@ use crate::tt::Table;
 /// which case it ends after its first pass).
 const FALLBACK_AFTER_STOP: Duration = Duration::from_millis(15);
 
+/// The prover's share of a clock game's move time; the fallback gets the rest when no
+/// mate is proven. In a won ending without a near mate (K+Q v K+R) the fallback's depth
+/// decides whether the game is won before the 50-move rule, while a mate the prover misses
+/// at this share it proves a move or two later, when it is shorter (measured in clock
+/// games of K+Q v K+R against Stockfish: 33 of 40 won at 0.4, 25 of 40 at 0.7).
+const CLOCK_PROVER_SHARE: f64 = 0.4;
+
 /// How often a running search reports its progress (nodes, bound, time).
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
@@ -350,7 +357,7 @@ impl Engine {
         if let Some(r) = &self.running {
             let mut p = r.ponder.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(budget) = p.take() {
-                r.control.set_deadline(budget.map(|b| b.mul_f64(0.7)));
+                r.control.set_deadline(budget.map(|b| b.mul_f64(CLOCK_PROVER_SHARE)));
             }
         }
     }
@@ -526,12 +533,14 @@ impl Job {
                 }
             }
         }
-        // The prover's share of the time: most of it; the fallback needs a little, except
-        // under `go depth` alone, where the fallback's depth is asked for as well.
+        // The prover's share of the time: most of it under a fixed time, where a mate is
+        // the question; in clock play a part, since the game goes on with the fallback's
+        // move when no mate is proven; under `go depth` alone half, since the fallback's
+        // depth is asked for as well.
         let clock_game = self.limits.clock.is_some() && self.limits.movetime.is_none();
         let depth_only = self.limits.depth.is_some() && self.limits.clock.is_none() && self.limits.movetime.is_none();
         let share = if clock_game {
-            0.7
+            CLOCK_PROVER_SHARE
         } else if depth_only {
             0.5
         } else {
