@@ -16,7 +16,7 @@
 //! stored score, which costs nothing but accuracy since nothing here is claimed), late
 //! quiet moves reduced, null move for the side not behind in material, one extra ply
 //! for a check with at most two replies, table move, killer and history ordering, and a
-//! quiescence search of captures.
+//! quiescence search of captures (of every evasion when in check).
 
 use std::time::{Duration, Instant};
 
@@ -288,13 +288,23 @@ impl Fallback<'_> {
         if moves.is_empty() {
             return if pos.is_check() { -MATE + ply } else { 0 };
         }
+        // In check, every evasion is searched and standing pat is no option: a check at
+        // the horizon that skewers or forks (a rook check that wins the queen next move)
+        // is seen.
+        let in_check = pos.is_check() && ply <= 60;
         let stand = evaluate(pos, moves.len());
-        if stand >= beta || ply > 60 || self.time_up() {
+        if !in_check {
+            if stand >= beta || ply > 60 || self.time_up() {
+                return stand;
+            }
+            alpha = alpha.max(stand);
+        } else if self.time_up() {
             return stand;
         }
-        alpha = alpha.max(stand);
-        let mut captures: Vec<Move> = moves.into_iter().filter(|m| m.is_capture() || m.is_promotion()).collect();
+        let mut captures: Vec<Move> =
+            moves.into_iter().filter(|m| in_check || m.is_capture() || m.is_promotion()).collect();
         captures.sort_by_key(|m| -(m.capture().map_or(0, piece_value) * 10 - piece_value(m.role()) / 10));
+        let mut best = if in_check { -MATE + ply } else { alpha };
         for m in captures {
             let mut after = pos.clone();
             after.play_unchecked(m);
@@ -303,8 +313,9 @@ impl Fallback<'_> {
                 return score;
             }
             alpha = alpha.max(score);
+            best = best.max(score);
         }
-        alpha
+        best
     }
 
     fn history_of(&self, turn: Color, m: Move) -> i32 {
@@ -651,6 +662,18 @@ mod tests {
         let c = choose_move(&pos, &[], &[], Duration::from_secs(10), 6, None, None).unwrap();
         assert!(["e1c3", "e1e5"].contains(&uci(c.best).as_str()), "{c:?}");
         assert!(c.score > 900, "{c:?}");
+    }
+
+    #[test]
+    fn a_rook_check_that_skewers_the_queen_is_seen_at_the_horizon() {
+        // Rh2+ drives the king off the second rank and Rxa2 takes the queen behind it.
+        // One ply deep, the check is the last move searched: the replies to it must still
+        // be searched (in check, no standing pat), or the check looks like nothing. (Six
+        // replies and a small material edge for White: no check extension applies.)
+        let pos = parse_fen("1n5k/7r/8/8/8/8/Q3K3/8 b - - 0 1").unwrap();
+        let c = choose_move(&pos, &[], &[], Duration::from_secs(10), 1, None, None).unwrap();
+        assert_eq!(uci(c.best), "h7h2", "{c:?}");
+        assert!(c.score > 300, "{c:?}");
     }
 
     #[test]
