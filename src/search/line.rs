@@ -89,6 +89,9 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
                 None => match self.solve(&child, bound.pred()) {
                     Verdict::Proven(p) => p,
                     Verdict::Disproven(_) => continue,
+                    // A move whose re-proof did not settle within its budget need not be
+                    // the one that mates: the next may be, while the builder may go on.
+                    Verdict::Unknown if self.budget > 0 && !self.solver.monitor.hard_stopped() => continue,
                     Verdict::Unknown => return None,
                 },
             };
@@ -154,5 +157,38 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
             out.truncate(mark);
             defences[i].0 = sub;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::dfpn::Question;
+    use crate::search::monitor::{Control, Monitor};
+    use crate::tt::Table;
+    use shakmaty::{CastlingMode, Chess, fen::Fen};
+
+    #[test]
+    fn a_move_whose_re_proof_is_unknown_does_not_end_the_line() {
+        // Ra8 mates at once. The root is recorded as a mate within 21 moves while nothing
+        // below it is in the table (entries lost), so the builder re-proves the moves in
+        // generation order; the moves before Ra8 are neither mates nor disprovable within
+        // a re-proof's budget at that bound. The builder must go on to Ra8.
+        let pos: Chess = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let root = Node::new(pos);
+        let tt = Table::new(16);
+        let mut monitor = Monitor::new(Control::new(), None);
+        let question = Question { attacker: shakmaty::Color::White, root_moves: None, repetitions: None };
+        let mut solver = Solver::new(&tt, &mut monitor, question);
+        let bound = Plies::mate_in(21);
+        solver.record_proof(&root, bound);
+        let mut line = Vec::new();
+        let length = LineBuilder::new(&mut solver, 20_000_000).line(&root, bound, RootMoves::All, &mut line);
+        assert_eq!(length, Some(Plies::mate_in(1)));
+        assert_eq!(line.iter().map(|m| m.to_string()).collect::<Vec<_>>(), ["Ra1-a8"]);
     }
 }
