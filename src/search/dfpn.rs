@@ -16,7 +16,7 @@ use super::mate_len::{MateRange, Plies};
 use super::monitor::Monitor;
 use super::movecode::MoveCode;
 use super::node::Node;
-use super::parallel::Busy;
+use super::parallel::{Busy, SPREAD_PLIES};
 use super::pndn::PnDn;
 use super::query::Keys;
 use super::repetition::Repetitions;
@@ -259,7 +259,7 @@ impl<'a> Solver<'a> {
                 return Value::repetition();
             }
         }
-        let mark = self.busy.map(|busy| {
+        let mark = self.busy.filter(|_| ply < SPREAD_PLIES).map(|busy| {
             let key = self.keys.of(node, r);
             busy.enter(key);
             (busy, key)
@@ -278,7 +278,7 @@ impl<'a> Solver<'a> {
                 if v.is_solved() || v.pn >= th_pn || v.dn >= th_dn || self.monitor.aborted() {
                     break (v, best_move(or, &v, &children, best));
                 }
-                if let Some(busy) = self.busy {
+                if let Some(busy) = self.busy.filter(|_| ply + 1 < SPREAD_PLIES) {
                     (best, second) =
                         spread(or, &children, busy, if or { th_pn } else { th_dn }).unwrap_or((best, second));
                 }
