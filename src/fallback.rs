@@ -293,19 +293,17 @@ impl Fallback<'_> {
         // is seen.
         let in_check = pos.is_check() && ply <= 60;
         let stand = evaluate(pos, moves.len());
-        if !in_check {
-            if stand >= beta || ply > 60 || self.time_up() {
-                return stand;
-            }
-            alpha = alpha.max(stand);
-        } else if self.time_up() {
+        if (!in_check && (stand >= beta || ply > 60)) || self.time_up() {
             return stand;
         }
-        let mut captures: Vec<Move> =
+        if !in_check {
+            alpha = alpha.max(stand);
+        }
+        let mut searched: Vec<Move> =
             moves.into_iter().filter(|m| in_check || m.is_capture() || m.is_promotion()).collect();
-        captures.sort_by_key(|m| -(m.capture().map_or(0, piece_value) * 10 - piece_value(m.role()) / 10));
+        searched.sort_by_key(|m| -(m.capture().map_or(0, piece_value) * 10 - piece_value(m.role()) / 10));
         let mut best = if in_check { -MATE + ply } else { alpha };
-        for m in captures {
+        for m in searched {
             let mut after = pos.clone();
             after.play_unchecked(m);
             let score = -self.quiesce(&after, -beta, -alpha, ply + 1);

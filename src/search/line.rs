@@ -37,10 +37,15 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
         self.solver.solve_below(node, bound, PER_CALL_BUDGET, &mut self.budget)
     }
 
+    /// Whether the builder may search on: budget left and no hard limit struck.
+    fn may_go_on(&self) -> bool {
+        self.budget > 0 && !self.solver.monitor.hard_stopped()
+    }
+
     /// Counts one position the builder expands, against its budget and the search's
     /// limits; false when the builder must give up.
     fn visit(&mut self) -> bool {
-        if self.budget == 0 || self.solver.monitor.hard_stopped() {
+        if !self.may_go_on() {
             return false;
         }
         self.budget -= 1;
@@ -91,7 +96,7 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
                     Verdict::Disproven(_) => continue,
                     // A move whose re-proof did not settle within its budget need not be
                     // the one that mates: the next may be, while the builder may go on.
-                    Verdict::Unknown if self.budget > 0 && !self.solver.monitor.hard_stopped() => continue,
+                    Verdict::Unknown if self.may_go_on() => continue,
                     Verdict::Unknown => return None,
                 },
             };
@@ -163,10 +168,11 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::position::parse_fen;
     use crate::search::dfpn::Question;
     use crate::search::monitor::{Control, Monitor};
     use crate::tt::Table;
-    use shakmaty::{CastlingMode, Chess, fen::Fen};
+    use shakmaty::Color;
 
     #[test]
     fn a_move_whose_re_proof_is_unknown_does_not_end_the_line() {
@@ -174,15 +180,10 @@ mod tests {
         // below it is in the table (entries lost), so the builder re-proves the moves in
         // generation order; the moves before Ra8 are neither mates nor disprovable within
         // a re-proof's budget at that bound. The builder must go on to Ra8.
-        let pos: Chess = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"
-            .parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap();
-        let root = Node::new(pos);
+        let root = Node::new(parse_fen("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1").unwrap());
         let tt = Table::new(16);
         let mut monitor = Monitor::new(Control::new(), None);
-        let question = Question { attacker: shakmaty::Color::White, root_moves: None, repetitions: None };
+        let question = Question { attacker: Color::White, root_moves: None, repetitions: None };
         let mut solver = Solver::new(&tt, &mut monitor, question);
         let bound = Plies::mate_in(21);
         solver.record_proof(&root, bound);
