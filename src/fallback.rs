@@ -21,11 +21,12 @@
 use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashSet;
-use shakmaty::{Bitboard, Chess, Color, EnPassantMode, Move, Position, Role, Square, zobrist::Zobrist64};
+use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role, Square};
 
 use crate::limits::DEFAULT_FALLBACK_DEPTH;
 use crate::search::monitor::Control;
 use crate::search::movecode::MoveCode;
+use crate::search::node::Node;
 
 /// The score of a mate in 0 (from the mated side's view, negated).
 const MATE: i32 = 100_000;
@@ -120,8 +121,21 @@ fn evaluate(pos: &Chess, mobility: usize) -> i32 {
     score + 2 * mobility as i32
 }
 
-fn hash(pos: &Chess) -> u64 {
-    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+/// Sorts `moves` by ascending `key`, stably, without allocating: the keys are computed
+/// once each into a stack array, and the lists are short (an insertion sort).
+fn sort_moves(moves: &mut MoveList, mut key: impl FnMut(Move) -> i32) {
+    let mut keys = [0i32; 256];
+    for (k, &m) in keys.iter_mut().zip(moves.iter()) {
+        *k = key(m);
+    }
+    for i in 1..moves.len() {
+        let mut j = i;
+        while j > 0 && keys[j - 1] > keys[j] {
+            keys.swap(j - 1, j);
+            moves.swap(j - 1, j);
+            j -= 1;
+        }
+    }
 }
 
 /// How a stored score bounds the true one.
@@ -283,8 +297,12 @@ impl Fallback<'_> {
         self.out_of_time
     }
 
-    fn quiesce(&mut self, pos: &Chess, mut alpha: i32, beta: i32, ply: i32) -> i32 {
-        let moves = pos.legal_moves();
+    fn quiesce(&mut self, pos: &Chess, alpha: i32, beta: i32, ply: i32) -> i32 {
+        self.quiesce_with(pos, pos.legal_moves(), alpha, beta, ply)
+    }
+
+    /// [`Fallback::quiesce`] with the position's legal moves already generated.
+    fn quiesce_with(&mut self, pos: &Chess, mut moves: MoveList, mut alpha: i32, beta: i32, ply: i32) -> i32 {
         if moves.is_empty() {
             return if pos.is_check() { -MATE + ply } else { 0 };
         }
@@ -299,11 +317,10 @@ impl Fallback<'_> {
         if !in_check {
             alpha = alpha.max(stand);
         }
-        let mut searched: Vec<Move> =
-            moves.into_iter().filter(|m| in_check || m.is_capture() || m.is_promotion()).collect();
-        searched.sort_by_key(|m| -(m.capture().map_or(0, piece_value) * 10 - piece_value(m.role()) / 10));
+        moves.retain(|m| in_check || m.is_capture() || m.is_promotion());
+        sort_moves(&mut moves, |m| -(m.capture().map_or(0, piece_value) * 10 - piece_value(m.role()) / 10));
         let mut best = if in_check { -MATE + ply } else { alpha };
-        for m in searched {
+        for &m in moves.iter() {
             let mut after = pos.clone();
             after.play_unchecked(m);
             let score = -self.quiesce(&after, -beta, -alpha, ply + 1);
@@ -327,9 +344,9 @@ impl Fallback<'_> {
         *h = (*h + (depth * depth) as i32).min(1 << 20);
     }
 
-    fn order(&self, moves: &mut [Move], ply: usize, first: Option<Move>, stored: MoveCode, turn: Color) {
+    fn order(&self, moves: &mut MoveList, ply: usize, first: Option<Move>, stored: MoveCode, turn: Color) {
         let killers = self.killers.get(ply).copied().unwrap_or_default();
-        moves.sort_by_cached_key(|&m| {
+        sort_moves(moves, |m| {
             if Some(m) == first {
                 return i32::MIN;
             }
@@ -374,25 +391,26 @@ impl Fallback<'_> {
         if evaluate(pos, mobility) < beta {
             return None;
         }
-        let passed = pos.clone().swap_turn().ok()?;
+        let passed = Node::new(pos.clone().swap_turn().ok()?);
         let saved = self.last_null.replace(ply);
         let score = -self.search(&passed, depth - 3 - depth / 6, -beta, -beta + 1, ply + 1, false);
         self.last_null = saved;
         (score >= beta && !self.out_of_time).then_some(beta)
     }
 
-    fn search(&mut self, pos: &Chess, depth: u32, mut alpha: i32, beta: i32, ply: usize, on_pv: bool) -> i32 {
+    fn search(&mut self, node: &Node, depth: u32, mut alpha: i32, beta: i32, ply: usize, on_pv: bool) -> i32 {
         let p = ply as i32;
+        let pos = &node.pos;
         if self.pv.len() <= ply {
             self.pv.resize_with(ply + 1, Vec::new);
             self.killers.resize(ply + 1, [None; 2]);
         }
         self.pv[ply].clear();
-        let h = hash(pos);
+        let h = node.hash;
         if ply > 0 && self.repeats(h, pos.halfmoves()) {
             return 0; // a repetition: draw
         }
-        let mut moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+        let mut moves = pos.legal_moves();
         if moves.is_empty() {
             return if pos.is_check() { -MATE + p } else { 0 };
         }
@@ -406,7 +424,7 @@ impl Fallback<'_> {
         let forced = in_check && moves.len() <= 2;
         let depth = if forced && ply < 2 * DEFAULT_FALLBACK_DEPTH as usize { depth + 1 } else { depth };
         if depth == 0 {
-            return self.quiesce(pos, alpha, beta, p);
+            return self.quiesce_with(pos, moves, alpha, beta, p);
         }
         if self.time_up() {
             return alpha;
@@ -433,9 +451,8 @@ impl Fallback<'_> {
         let alpha_in = alpha;
         let mut best = -MATE - 1;
         let mut best_move = MoveCode::NONE;
-        for (i, m) in moves.into_iter().enumerate() {
-            let mut after = pos.clone();
-            after.play_unchecked(m);
+        for (i, &m) in moves.iter().enumerate() {
+            let after = node.play(m);
             let child_on_pv = on_pv && Some(m) == first;
             // Principal variation search: the first move with the full window, the others
             // with a null window (late quiet moves also a ply shallower), re-searched in
@@ -443,7 +460,7 @@ impl Fallback<'_> {
             let score = if i == 0 {
                 -self.search(&after, depth - 1, -beta, -alpha, ply + 1, child_on_pv)
             } else {
-                let quiet = !m.is_capture() && !m.is_promotion() && !in_check && !after.is_check();
+                let quiet = !m.is_capture() && !m.is_promotion() && !in_check && !after.pos.is_check();
                 let reduction = if quiet && depth >= 3 && i >= 3 {
                     (1 + u32::from(depth >= 6 && i >= 8)).min(depth - 2)
                 } else {
@@ -526,6 +543,7 @@ pub fn choose_move(
     if root.is_empty() {
         return None;
     }
+    let root_node = Node::new(pos.clone());
     let mut f = Fallback {
         table,
         deadline: Instant::now() + time,
@@ -534,7 +552,7 @@ pub fn choose_move(
         nodes: 0,
         out_of_time: false,
         game: history.iter().copied().collect(),
-        path: vec![hash(pos)],
+        path: vec![root_node.hash],
         killers: Vec::new(),
         last_null: None,
         history: Box::new([[[0; 64]; 64]; 2]),
@@ -549,8 +567,7 @@ pub fn choose_move(
         let mut alpha = -MATE - 1;
         let mut depth_best: Option<(Move, i32, Vec<Move>)> = None;
         for &m in &root {
-            let mut after = pos.clone();
-            after.play_unchecked(m);
+            let after = root_node.play(m);
             let on_pv = f.prev_pv.first() == Some(&m);
             let mut score =
                 if alpha > -MATE - 1 { -f.search(&after, depth - 1, -alpha - 1, -alpha, 1, on_pv) } else { alpha + 1 };
@@ -648,7 +665,7 @@ mod tests {
         let first = choose_move(&pos, &[], &[], Duration::from_secs(10), 3, None, None).unwrap();
         let mut after = pos.clone();
         after.play_unchecked(first.best);
-        let again = choose_move(&pos, &[], &[hash(&after)], Duration::from_secs(10), 3, None, None).unwrap();
+        let again = choose_move(&pos, &[], &[Node::new(after).hash], Duration::from_secs(10), 3, None, None).unwrap();
         assert_ne!(again.best, first.best, "repeats a game position");
         assert!(again.score > 500, "{again:?}");
     }
