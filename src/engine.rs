@@ -119,8 +119,36 @@ pub struct SearchPanicked;
 /// Receives engine events; called from the search thread.
 pub type Sink = Arc<dyn Fn(EngineEvent) + Send + Sync>;
 
-/// The pondering state of a search: `Some(budget)` while pondering, taken by ponderhit.
-type PonderState = Arc<Mutex<Option<Option<Duration>>>>;
+/// Where a search stands with pondering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ponder {
+    /// Not pondering: the move's time runs from `go`.
+    Off,
+    /// Pondering: no time runs until `ponderhit`, which gives the prover this much (None:
+    /// no limit).
+    On { prover_time: Option<Duration> },
+    /// The pondered move was played: the move's time runs from then.
+    Hit { at: Instant },
+}
+
+/// The pondering state of a search, shared by the engine (`ponderhit`) and its job.
+type PonderState = Arc<Mutex<Ponder>>;
+
+/// The prover's share of a search's time budget: most of it under a fixed time, where a
+/// mate is the question; in clock play a part, since the game goes on with the
+/// fallback's move when no mate is proven; under `go depth` alone half, since the
+/// fallback's depth is asked for as well. Decided once at `go`, pondering or not.
+fn prover_share(limits: &Limits) -> f64 {
+    let clock_game = limits.clock.is_some() && limits.movetime.is_none();
+    let depth_only = limits.depth.is_some() && limits.clock.is_none() && limits.movetime.is_none();
+    if clock_game {
+        CLOCK_PROVER_SHARE
+    } else if depth_only {
+        0.5
+    } else {
+        0.95
+    }
+}
 
 struct Running {
     /// `go infinite` or `go ponder`: ends only on `stop` (or `ponderhit`).
@@ -292,7 +320,11 @@ impl Engine {
         });
         let control = Control::new();
         let budget = limits.time_budget(self.pos.turn(), self.settings.move_overhead);
-        let ponder: PonderState = Arc::new(Mutex::new(limits.ponder.then_some(budget)));
+        let ponder = match limits.ponder {
+            true => Ponder::On { prover_time: budget.map(|b| b.mul_f64(prover_share(&limits))) },
+            false => Ponder::Off,
+        };
+        let ponder: PonderState = Arc::new(Mutex::new(ponder));
         let open_ended = limits.infinite || limits.ponder;
         let job = Job {
             root: match &self.position_error {
@@ -352,12 +384,13 @@ impl Engine {
         }
     }
 
-    /// The opponent played the pondered move: the clock now applies.
+    /// The opponent played the pondered move: the clock now applies, from now.
     pub fn ponderhit(&mut self) {
         if let Some(r) = &self.running {
             let mut p = r.ponder.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(budget) = p.take() {
-                r.control.set_deadline(budget.map(|b| b.mul_f64(CLOCK_PROVER_SHARE)));
+            if let Ponder::On { prover_time } = *p {
+                r.control.set_deadline(prover_time);
+                *p = Ponder::Hit { at: Instant::now() };
             }
         }
     }
@@ -440,7 +473,15 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 impl Job {
     fn pondering(&self) -> bool {
-        self.ponder.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+        matches!(*self.ponder.lock().unwrap_or_else(|e| e.into_inner()), Ponder::On { .. })
+    }
+
+    /// When the move's time started to run: at `go`, or at `ponderhit` after pondering.
+    fn clock_started(&self, go: Instant) -> Instant {
+        match *self.ponder.lock().unwrap_or_else(|e| e.into_inner()) {
+            Ponder::Hit { at } => at,
+            Ponder::Off | Ponder::On { .. } => go,
+        }
     }
 
     /// Runs the search and always ends with exactly one bestmove, even when the search
@@ -533,22 +574,8 @@ impl Job {
                 }
             }
         }
-        // The prover's share of the time: most of it under a fixed time, where a mate is
-        // the question; in clock play a part, since the game goes on with the fallback's
-        // move when no mate is proven; under `go depth` alone half, since the fallback's
-        // depth is asked for as well.
-        let clock_game = self.limits.clock.is_some() && self.limits.movetime.is_none();
-        let depth_only = self.limits.depth.is_some() && self.limits.clock.is_none() && self.limits.movetime.is_none();
-        let share = if clock_game {
-            CLOCK_PROVER_SHARE
-        } else if depth_only {
-            0.5
-        } else {
-            0.95
-        };
-        let prover_time = self.budget.map(|b| b.mul_f64(share));
         if !self.limits.ponder {
-            self.control.set_deadline(prover_time);
+            self.control.set_deadline(self.budget.map(|b| b.mul_f64(prover_share(&self.limits))));
         }
         let params = Params {
             mate: self.limits.mate_bound(),
@@ -576,7 +603,8 @@ impl Job {
             Outcome::Mate { pv, .. } | Outcome::Mated { pv, .. } if !pv.is_empty() => (Some(pv[0]), pv.get(1).copied()),
             _ if unshown.is_some() => (unshown, None),
             _ => {
-                let spent = started.elapsed();
+                // After pondering, the move's time runs from ponderhit, not from `go`.
+                let spent = self.clock_started(started).elapsed();
                 let time = match self.budget {
                     Some(b) if !self.control.stopped() => b.saturating_sub(spent).max(FALLBACK_AFTER_STOP),
                     _ => FALLBACK_AFTER_STOP,
@@ -652,7 +680,7 @@ mod tests {
             tt: Arc::new(Table::new(1)),
             fallback_tt: Arc::new(Mutex::new(fallback::Table::new())),
             control: Control::new(),
-            ponder: Arc::new(Mutex::new(None)),
+            ponder: Arc::new(Mutex::new(Ponder::Off)),
             budget: None,
             limits: Limits::default(),
             threads: 1,

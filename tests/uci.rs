@@ -312,6 +312,25 @@ fn end_of_input_finishes_a_finite_search() {
 }
 
 #[test]
+fn after_a_long_ponder_the_move_gets_its_whole_time_from_ponderhit() {
+    // K+Q v K+R without a near mate: the prover proves nothing in its share, and the
+    // fallback must get the rest of the move's time (20 s / 25 = 0.8 s) counted from
+    // ponderhit. Counted from `go`, the second of pondering used it all up, and the
+    // move came after the prover's share and 15 ms of fallback.
+    let mut s = Session::start();
+    s.send("position fen 8/8/1r6/2k5/8/7K/4Q3/8 w - - 0 1");
+    s.send("go ponder wtime 20000 btime 20000");
+    std::thread::sleep(Duration::from_millis(1000));
+    s.send("ponderhit");
+    let hit = std::time::Instant::now();
+    let lines = s.until_bestmove(Duration::from_secs(10));
+    let after = hit.elapsed();
+    assert!(after >= Duration::from_millis(600), "bestmove {after:?} after ponderhit with a 0.8 s move time");
+    let words: Vec<&str> = lines.last().unwrap().split_whitespace().collect();
+    replay("8/8/1r6/2k5/8/7K/4Q3/8 w - - 0 1", &[words[1].to_string()]);
+}
+
+#[test]
 fn ponder_then_ponderhit_plays_on_the_clock() {
     let mut s = Session::start();
     s.send("position startpos moves e2e4");
