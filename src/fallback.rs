@@ -111,14 +111,58 @@ fn material_edge(pos: &Chess, color: Color) -> i32 {
     pos.board().iter().map(|(_, p)| if p.color == color { piece_value(p.role) } else { -piece_value(p.role) }).sum()
 }
 
+/// How many moves the side to move has, counted cheaply for the evaluation: its pieces'
+/// attacks on squares it does not hold (pins and the king's safety ignored) and its
+/// pawns' single pushes. Legal moves are generated only where they are searched.
+fn mobility(pos: &Chess) -> i32 {
+    let board = pos.board();
+    let ours = board.by_color(pos.turn());
+    let pieces: u32 = (ours & !board.pawns()).into_iter().map(|sq| (board.attacks_from(sq) & !ours).count() as u32).sum();
+    let pawns = board.pawns() & ours;
+    let pushes = pawns.shift(if pos.turn() == Color::White { 8 } else { -8 }) & !board.occupied();
+    (pieces + pushes.count() as u32) as i32
+}
+
 /// Static evaluation from the side to move's view: material, a little mobility, mop-up.
-fn evaluate(pos: &Chess, mobility: usize) -> i32 {
+fn evaluate(pos: &Chess) -> i32 {
     let white = material_edge(pos, Color::White);
     let mut score = white + mop_up(pos, Color::White, white) - mop_up(pos, Color::Black, -white);
     if pos.turn() == Color::Black {
         score = -score;
     }
-    score + 2 * mobility as i32
+    score + 2 * mobility(pos)
+}
+
+/// Whether a leaf out of check needs the full list of legal moves: when the side to move
+/// has nothing but king and pawns (it may be stalemated), a pawn about to promote, or an
+/// en passant capture. Otherwise its captures come from [`captures`], and it is taken to
+/// have a legal move: a side with a piece is stalemated only when every one of its moves
+/// is pinned or blocked and its king is boxed in, which the leaves miss and the interior
+/// nodes (full move lists) see; the fallback claims nothing.
+fn needs_full_moves(pos: &Chess) -> bool {
+    let board = pos.board();
+    let ours = board.by_color(pos.turn());
+    let seventh = if pos.turn() == Color::White { Bitboard::from_rank(shakmaty::Rank::Seventh) } else { Bitboard::from_rank(shakmaty::Rank::Second) };
+    (ours & !board.pawns() & !board.kings()).is_empty()
+        || (ours & board.pawns() & seventh).any()
+        || pos.maybe_ep_square().is_some()
+}
+
+/// The legal captures of the side to move (no promotions, no en passant: see
+/// [`needs_full_moves`]), generated per attacked enemy piece and attacking role.
+fn captures(pos: &Chess) -> MoveList {
+    let board = pos.board();
+    let us = pos.turn();
+    let mut moves = MoveList::new();
+    for to in board.by_color(!us) & !board.kings() {
+        let attackers = board.attacks_to(to, us, board.occupied());
+        for role in Role::ALL {
+            if (attackers & board.by_role(role)).any() {
+                moves.extend(pos.san_candidates(role, to));
+            }
+        }
+    }
+    moves
 }
 
 /// Sorts `moves` by ascending `key`, stably, without allocating: the keys are computed
@@ -265,7 +309,8 @@ struct Fallback<'a> {
     game: FxHashSet<u64>,
     /// Hashes of the positions on the current path, the root first.
     path: Vec<u64>,
-    killers: Vec<[Option<Move>; 2]>,
+    /// Two quiet moves per ply that caused cut-offs, newest first (from, to, promotion).
+    killers: Vec<[MoveCode; 2]>,
     /// The ply of the null move on the current path, if any.
     last_null: Option<usize>,
     /// Quiet moves that caused cut-offs, by side, from and to square (more for deeper cuts).
@@ -297,8 +342,19 @@ impl Fallback<'_> {
         self.out_of_time
     }
 
-    fn quiesce(&mut self, pos: &Chess, alpha: i32, beta: i32, ply: i32) -> i32 {
-        self.quiesce_with(pos, pos.legal_moves(), alpha, beta, ply)
+    /// The quiescence search: stand pat and captures (and promotions), or every evasion
+    /// in check. Out of check the legal moves are generated in full only when
+    /// [`needs_full_moves`] says so.
+    fn quiesce(&mut self, pos: &Chess, mut alpha: i32, beta: i32, ply: i32) -> i32 {
+        if pos.is_check() || needs_full_moves(pos) {
+            return self.quiesce_with(pos, pos.legal_moves(), alpha, beta, ply);
+        }
+        let stand = evaluate(pos);
+        if stand >= beta || ply > 60 || self.time_up() {
+            return stand;
+        }
+        alpha = alpha.max(stand);
+        self.search_captures(pos, captures(pos), alpha, beta, ply, alpha)
     }
 
     /// [`Fallback::quiesce`] with the position's legal moves already generated.
@@ -310,7 +366,7 @@ impl Fallback<'_> {
         // the horizon that skewers or forks (a rook check that wins the queen next move)
         // is seen.
         let in_check = pos.is_check() && ply <= 60;
-        let stand = evaluate(pos, moves.len());
+        let stand = evaluate(pos);
         if (!in_check && (stand >= beta || ply > 60)) || self.time_up() {
             return stand;
         }
@@ -318,8 +374,13 @@ impl Fallback<'_> {
             alpha = alpha.max(stand);
         }
         moves.retain(|m| in_check || m.is_capture() || m.is_promotion());
+        let best = if in_check { -MATE + ply } else { alpha };
+        self.search_captures(pos, moves, alpha, beta, ply, best)
+    }
+
+    /// Searches the quiescence moves `moves`, most valuable victim first, from `best`.
+    fn search_captures(&mut self, pos: &Chess, mut moves: MoveList, mut alpha: i32, beta: i32, ply: i32, mut best: i32) -> i32 {
         sort_moves(&mut moves, |m| -(m.capture().map_or(0, piece_value) * 10 - piece_value(m.role()) / 10));
-        let mut best = if in_check { -MATE + ply } else { alpha };
         for &m in moves.iter() {
             let mut after = pos.clone();
             after.play_unchecked(m);
@@ -346,18 +407,20 @@ impl Fallback<'_> {
 
     fn order(&self, moves: &mut MoveList, ply: usize, first: Option<Move>, stored: MoveCode, turn: Color) {
         let killers = self.killers.get(ply).copied().unwrap_or_default();
+        let first = first.map_or(MoveCode::NONE, MoveCode::of);
         sort_moves(moves, |m| {
-            if Some(m) == first {
+            let code = MoveCode::of(m);
+            if code == first {
                 return i32::MIN;
             }
-            if MoveCode::of(m) == stored {
+            if code == stored {
                 return i32::MIN + 1;
             }
             let tactical = m.capture().map_or(0, piece_value) * 10 + m.promotion().map_or(0, piece_value)
                 - if m.is_capture() { piece_value(m.role()) / 10 } else { 0 };
             let quiet = if m.is_capture() || m.is_promotion() {
                 0
-            } else if killers.contains(&Some(m)) {
+            } else if code == killers[0] || code == killers[1] {
                 50
             } else {
                 self.history_of(turn, m).min(40)
@@ -378,7 +441,6 @@ impl Fallback<'_> {
         beta: i32,
         ply: usize,
         excluded: bool,
-        mobility: usize,
     ) -> Option<i32> {
         if excluded || depth < 3 || ply == 0 || self.last_null == Some(ply - 1) || beta.abs() > MATE_BOUND {
             return None;
@@ -388,7 +450,7 @@ impl Fallback<'_> {
         if (ours & !board.pawns() & !board.kings()).is_empty() || material_edge(pos, pos.turn()) < 0 {
             return None;
         }
-        if evaluate(pos, mobility) < beta {
+        if evaluate(pos) < beta {
             return None;
         }
         let passed = Node::new(pos.clone().swap_turn().ok()?);
@@ -403,16 +465,22 @@ impl Fallback<'_> {
         let pos = &node.pos;
         if self.pv.len() <= ply {
             self.pv.resize_with(ply + 1, Vec::new);
-            self.killers.resize(ply + 1, [None; 2]);
+            self.killers.resize(ply + 1, [MoveCode::NONE; 2]);
         }
         self.pv[ply].clear();
         let h = node.hash;
         if ply > 0 && self.repeats(h, pos.halfmoves()) {
             return 0; // a repetition: draw
         }
+        let in_check = pos.is_check();
+        if depth == 0 && !in_check {
+            // A leaf out of check: no mate here, and the quiescence generates only what
+            // it needs.
+            return if pos.halfmoves() >= 100 { 0 } else { self.quiesce(pos, alpha, beta, p) };
+        }
         let mut moves = pos.legal_moves();
         if moves.is_empty() {
-            return if pos.is_check() { -MATE + p } else { 0 };
+            return if in_check { -MATE + p } else { 0 };
         }
         if pos.halfmoves() >= 100 {
             return 0;
@@ -420,7 +488,6 @@ impl Fallback<'_> {
         // A check with at most two replies costs no depth: such forcing lines decide
         // endings and mates, and they branch little (every check would: in an ending
         // with a queen or rook each side checks half the time).
-        let in_check = pos.is_check();
         let forced = in_check && moves.len() <= 2;
         let depth = if forced && ply < 2 * DEFAULT_FALLBACK_DEPTH as usize { depth + 1 } else { depth };
         if depth == 0 {
@@ -442,7 +509,7 @@ impl Fallback<'_> {
             }
         }
         self.path.push(h);
-        if let Some(score) = self.null_move(pos, depth, beta, ply, on_pv || in_check, moves.len()) {
+        if let Some(score) = self.null_move(pos, depth, beta, ply, on_pv || in_check) {
             self.path.pop();
             return score;
         }
@@ -494,9 +561,9 @@ impl Fallback<'_> {
                 if !m.is_capture() {
                     self.reward(pos.turn(), m, depth);
                     let k = &mut self.killers[ply];
-                    if k[0] != Some(m) {
+                    if k[0] != MoveCode::of(m) {
                         k[1] = k[0];
-                        k[0] = Some(m);
+                        k[0] = MoveCode::of(m);
                     }
                 }
                 break;
@@ -638,6 +705,44 @@ mod tests {
         let alone = parse_fen("k7/2Q5/8/8/8/8/8/6K1 b - - 0 1").unwrap();
         let alone_open = parse_fen("k7/8/2Q5/8/8/8/8/6K1 b - - 0 1").unwrap();
         assert!(c(&alone) > c(&alone_open));
+    }
+
+    #[test]
+    fn the_leaf_capture_generator_finds_every_legal_capture() {
+        // Random games from an opening, a middlegame and an ending: wherever the leaves
+        // use `captures` (out of check, no promotion or en passant pending), it must give
+        // exactly the legal captures.
+        let starts = [
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+            "r2q1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2Q1RK1 w - - 0 10",
+            "8/8/1r6/2k5/8/7K/4Q3/8 w - - 0 1",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut checked = 0;
+        for fen in starts {
+            for _ in 0..20 {
+                let mut pos = parse_fen(fen).unwrap();
+                for _ in 0..40 {
+                    let legal = pos.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    if !pos.is_check() && !needs_full_moves(&pos) {
+                        let mut want: Vec<String> = legal.iter().filter(|m| m.is_capture()).map(|&m| uci(m)).collect();
+                        let mut got: Vec<String> = captures(&pos).iter().map(|&m| uci(m)).collect();
+                        want.sort();
+                        got.sort();
+                        assert_eq!(got, want, "{}", shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal));
+                        checked += 1;
+                    }
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    pos.play_unchecked(legal[(seed % legal.len() as u64) as usize]);
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
     }
 
     #[test]
