@@ -126,7 +126,8 @@ fn material_edge(pos: &Chess, color: Color) -> i32 {
 fn mobility(pos: &Chess) -> i32 {
     let board = pos.board();
     let ours = board.by_color(pos.turn());
-    let pieces: u32 = (ours & !board.pawns()).into_iter().map(|sq| (board.attacks_from(sq) & !ours).count() as u32).sum();
+    let pieces: u32 =
+        (ours & !board.pawns()).into_iter().map(|sq| (board.attacks_from(sq) & !ours).count() as u32).sum();
     let pawns = board.pawns() & ours;
     let pushes = pawns.shift(if pos.turn() == Color::White { 8 } else { -8 }) & !board.occupied();
     (pieces + pushes.count() as u32) as i32
@@ -151,7 +152,11 @@ fn evaluate(pos: &Chess) -> i32 {
 fn needs_full_moves(pos: &Chess) -> bool {
     let board = pos.board();
     let ours = board.by_color(pos.turn());
-    let seventh = if pos.turn() == Color::White { Bitboard::from_rank(shakmaty::Rank::Seventh) } else { Bitboard::from_rank(shakmaty::Rank::Second) };
+    let seventh = if pos.turn() == Color::White {
+        Bitboard::from_rank(shakmaty::Rank::Seventh)
+    } else {
+        Bitboard::from_rank(shakmaty::Rank::Second)
+    };
     (ours & !board.pawns() & !board.kings()).is_empty()
         || (ours & board.pawns() & seventh).any()
         || pos.maybe_ep_square().is_some()
@@ -388,7 +393,15 @@ impl Fallback<'_> {
     }
 
     /// Searches the quiescence moves `moves`, most valuable victim first, from `best`.
-    fn search_captures(&mut self, pos: &Chess, mut moves: MoveList, mut alpha: i32, beta: i32, ply: i32, mut best: i32) -> i32 {
+    fn search_captures(
+        &mut self,
+        pos: &Chess,
+        mut moves: MoveList,
+        mut alpha: i32,
+        beta: i32,
+        ply: i32,
+        mut best: i32,
+    ) -> i32 {
         sort_moves(&mut moves, |m| -(m.capture().map_or(0, piece_value) * 10 - piece_value(m.role()) / 10));
         for &m in moves.iter() {
             let mut after = pos.clone();
@@ -443,14 +456,7 @@ impl Fallback<'_> {
     /// shallower search, the node is cut. Never twice in a row, never on the principal
     /// variation or in check, and never for the side behind in material, whose passes
     /// would hide the zugzwangs the winning side needs (K+Q v K+R).
-    fn null_move(
-        &mut self,
-        pos: &Chess,
-        depth: u32,
-        beta: i32,
-        ply: usize,
-        excluded: bool,
-    ) -> Option<i32> {
+    fn null_move(&mut self, pos: &Chess, depth: u32, beta: i32, ply: usize, excluded: bool) -> Option<i32> {
         if excluded || depth < 3 || ply == 0 || self.last_null == Some(ply - 1) || beta.abs() > MATE_BOUND {
             return None;
         }
@@ -743,7 +749,12 @@ mod tests {
                         let mut got: Vec<String> = captures(&pos).iter().map(|&m| uci(m)).collect();
                         want.sort();
                         got.sort();
-                        assert_eq!(got, want, "{}", shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal));
+                        assert_eq!(
+                            got,
+                            want,
+                            "{}",
+                            shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+                        );
                         checked += 1;
                     }
                     seed ^= seed << 13;
