@@ -143,6 +143,12 @@ fn evaluate(pos: &Chess) -> i32 {
     score + 2 * mobility(pos)
 }
 
+/// Whether the side to move has a piece besides king and pawns.
+fn has_piece(pos: &Chess) -> bool {
+    let board = pos.board();
+    (board.by_color(pos.turn()) & !board.pawns() & !board.kings()).any()
+}
+
 /// Whether a leaf out of check needs the full list of legal moves: when the side to move
 /// has nothing but king and pawns (it may be stalemated), a pawn about to promote, or an
 /// en passant capture. Otherwise its captures come from [`captures`], and it is taken to
@@ -157,9 +163,7 @@ fn needs_full_moves(pos: &Chess) -> bool {
     } else {
         Bitboard::from_rank(shakmaty::Rank::Second)
     };
-    (ours & !board.pawns() & !board.kings()).is_empty()
-        || (ours & board.pawns() & seventh).any()
-        || pos.maybe_ep_square().is_some()
+    !has_piece(pos) || (ours & board.pawns() & seventh).any() || pos.maybe_ep_square().is_some()
 }
 
 /// The legal captures of the side to move (no promotions, no en passant: see
@@ -359,21 +363,16 @@ impl Fallback<'_> {
     /// The quiescence search: stand pat and captures (and promotions), or every evasion
     /// in check. Out of check the legal moves are generated in full only when
     /// [`needs_full_moves`] says so.
-    fn quiesce(&mut self, pos: &Chess, mut alpha: i32, beta: i32, ply: i32) -> i32 {
-        if pos.is_check() || needs_full_moves(pos) {
-            return self.quiesce_with(pos, pos.legal_moves(), alpha, beta, ply);
-        }
-        let stand = evaluate(pos);
-        if stand >= beta || ply > 60 || self.time_up() {
-            return stand;
-        }
-        alpha = alpha.max(stand);
-        self.search_captures(pos, captures(pos), alpha, beta, ply, alpha)
+    fn quiesce(&mut self, pos: &Chess, alpha: i32, beta: i32, ply: i32) -> i32 {
+        let moves = (pos.is_check() || needs_full_moves(pos)).then(|| pos.legal_moves());
+        self.quiesce_with(pos, moves, alpha, beta, ply)
     }
 
-    /// [`Fallback::quiesce`] with the position's legal moves already generated.
-    fn quiesce_with(&mut self, pos: &Chess, mut moves: MoveList, mut alpha: i32, beta: i32, ply: i32) -> i32 {
-        if moves.is_empty() {
+    /// [`Fallback::quiesce`] with the position's legal moves when they are generated
+    /// (None only out of check where [`needs_full_moves`] is false: the captures then
+    /// come from [`captures`]).
+    fn quiesce_with(&mut self, pos: &Chess, moves: Option<MoveList>, mut alpha: i32, beta: i32, ply: i32) -> i32 {
+        if moves.as_ref().is_some_and(MoveList::is_empty) {
             return if pos.is_check() { -MATE + ply } else { 0 };
         }
         // In check, every evasion is searched and standing pat is no option: a check at
@@ -387,23 +386,16 @@ impl Fallback<'_> {
         if !in_check {
             alpha = alpha.max(stand);
         }
-        moves.retain(|m| in_check || m.is_capture() || m.is_promotion());
-        let best = if in_check { -MATE + ply } else { alpha };
-        self.search_captures(pos, moves, alpha, beta, ply, best)
-    }
-
-    /// Searches the quiescence moves `moves`, most valuable victim first, from `best`.
-    fn search_captures(
-        &mut self,
-        pos: &Chess,
-        mut moves: MoveList,
-        mut alpha: i32,
-        beta: i32,
-        ply: i32,
-        mut best: i32,
-    ) -> i32 {
-        sort_moves(&mut moves, |m| -(m.capture().map_or(0, piece_value) * 10 - piece_value(m.role()) / 10));
-        for &m in moves.iter() {
+        let mut searched = match moves {
+            Some(mut moves) => {
+                moves.retain(|m| in_check || m.is_capture() || m.is_promotion());
+                moves
+            }
+            None => captures(pos),
+        };
+        sort_moves(&mut searched, |m| -(m.capture().map_or(0, piece_value) * 10 - piece_value(m.role()) / 10));
+        let mut best = if in_check { -MATE + ply } else { alpha };
+        for &m in searched.iter() {
             let mut after = pos.clone();
             after.play_unchecked(m);
             let score = -self.quiesce(&after, -beta, -alpha, ply + 1);
@@ -460,9 +452,7 @@ impl Fallback<'_> {
         if excluded || depth < 3 || ply == 0 || self.last_null == Some(ply - 1) || beta.abs() > MATE_BOUND {
             return None;
         }
-        let board = pos.board();
-        let ours = board.by_color(pos.turn());
-        if (ours & !board.pawns() & !board.kings()).is_empty() || material_edge(pos, pos.turn()) < 0 {
+        if !has_piece(pos) || material_edge(pos, pos.turn()) < 0 {
             return None;
         }
         if evaluate(pos) < beta {
@@ -506,7 +496,7 @@ impl Fallback<'_> {
         let forced = in_check && moves.len() <= 2;
         let depth = if forced && ply < 2 * DEFAULT_FALLBACK_DEPTH as usize { depth + 1 } else { depth };
         if depth == 0 {
-            return self.quiesce_with(pos, moves, alpha, beta, p);
+            return self.quiesce_with(pos, Some(moves), alpha, beta, p);
         }
         if self.time_up() {
             return alpha;
@@ -575,10 +565,10 @@ impl Fallback<'_> {
             if alpha >= beta {
                 if !m.is_capture() {
                     self.reward(pos.turn(), m, depth);
-                    let k = &mut self.killers[ply];
-                    if k[0] != MoveCode::of(m) {
+                    let (code, k) = (MoveCode::of(m), &mut self.killers[ply]);
+                    if k[0] != code {
                         k[1] = k[0];
-                        k[0] = MoveCode::of(m);
+                        k[0] = code;
                     }
                 }
                 break;
