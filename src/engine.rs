@@ -320,8 +320,9 @@ impl Engine {
         });
         let control = Control::new();
         let budget = limits.time_budget(self.pos.turn(), self.settings.move_overhead);
+        let prover_time = budget.map(|b| b.mul_f64(prover_share(&limits)));
         let ponder = match limits.ponder {
-            true => Ponder::On { prover_time: budget.map(|b| b.mul_f64(prover_share(&limits))) },
+            true => Ponder::On { prover_time },
             false => Ponder::Off,
         };
         let ponder: PonderState = Arc::new(Mutex::new(ponder));
@@ -337,6 +338,7 @@ impl Engine {
             control: Arc::clone(&control),
             ponder: Arc::clone(&ponder),
             budget,
+            prover_time,
             limits,
             threads: self.settings.threads,
             multipv: self.settings.multipv,
@@ -421,7 +423,10 @@ struct Job {
     fallback_tt: Arc<Mutex<fallback::Table>>,
     control: Arc<Control>,
     ponder: PonderState,
+    /// The move's time (None: no time limit).
     budget: Option<Duration>,
+    /// The prover's part of `budget` ([`prover_share`]), decided at `go`.
+    prover_time: Option<Duration>,
     limits: Limits,
     threads: usize,
     multipv: usize,
@@ -575,7 +580,7 @@ impl Job {
             }
         }
         if !self.limits.ponder {
-            self.control.set_deadline(self.budget.map(|b| b.mul_f64(prover_share(&self.limits))));
+            self.control.set_deadline(self.prover_time);
         }
         let params = Params {
             mate: self.limits.mate_bound(),
@@ -682,6 +687,7 @@ mod tests {
             control: Control::new(),
             ponder: Arc::new(Mutex::new(Ponder::Off)),
             budget: None,
+            prover_time: None,
             limits: Limits::default(),
             threads: 1,
             multipv: 1,

@@ -317,8 +317,9 @@ fn after_a_long_ponder_the_move_gets_its_whole_time_from_ponderhit() {
     // fallback must get the rest of the move's time (20 s / 25 = 0.8 s) counted from
     // ponderhit. Counted from `go`, the second of pondering used it all up, and the
     // move came after the prover's share and 15 ms of fallback.
+    let fen = "8/8/1r6/2k5/8/7K/4Q3/8 w - - 0 1";
     let mut s = Session::start();
-    s.send("position fen 8/8/1r6/2k5/8/7K/4Q3/8 w - - 0 1");
+    s.send(&format!("position fen {fen}"));
     s.send("go ponder wtime 20000 btime 20000");
     std::thread::sleep(Duration::from_millis(1000));
     s.send("ponderhit");
@@ -327,7 +328,7 @@ fn after_a_long_ponder_the_move_gets_its_whole_time_from_ponderhit() {
     let after = hit.elapsed();
     assert!(after >= Duration::from_millis(600), "bestmove {after:?} after ponderhit with a 0.8 s move time");
     let words: Vec<&str> = lines.last().unwrap().split_whitespace().collect();
-    replay("8/8/1r6/2k5/8/7K/4Q3/8 w - - 0 1", &[words[1].to_string()]);
+    replay(fen, &[words[1].to_string()]);
 }
 
 #[test]
