@@ -81,7 +81,6 @@ pub struct Solver<'a> {
     pub(super) keys: Keys,
     pub(super) repetitions: Option<&'a Repetitions>,
     stack: Vec<Vec<Child>>,
-    pub(super) scratch: Vec<Child>,
     root_moves: Option<&'a [Move]>,
     /// Whether the current call's root is the game's current position.
     pub(super) at_game_root: bool,
@@ -105,7 +104,6 @@ impl<'a> Solver<'a> {
             keys: Keys::new(question.attacker, question.repetitions.map_or(0, Repetitions::salt)),
             repetitions: question.repetitions,
             stack: Vec::new(),
-            scratch: Vec::new(),
             root_moves: question.root_moves,
             at_game_root: false,
             cycles: Cycles::Search,
@@ -283,8 +281,10 @@ impl<'a> Solver<'a> {
                         spread(or, &children, busy, if or { th_pn } else { th_dn }).unwrap_or((best, second));
                 }
                 if !children[best].probed {
-                    children[best].probed = true;
-                    if let Some(known) = self.known(children[best].key, r.pred()) {
+                    let c = &mut children[best];
+                    c.probed = true;
+                    c.key = self.keys.of_child(node, c.mv, r.pred());
+                    if let Some(known) = self.known(c.key, r.pred()) {
                         children[best].value = known;
                         continue;
                     }

@@ -65,13 +65,14 @@ pub enum MoveClass {
 pub struct Child {
     /// The move to the child.
     pub mv: Move,
-    /// The child's table key.
+    /// The child's table key (0 until the child is probed: see `probed`).
     pub key: u64,
     /// What is known of the child.
     pub value: Value,
     /// Ordering class (attacker moves; defender moves are all [`MoveClass::Check`]).
     pub class: MoveClass,
-    /// Whether the table was asked about this child yet (quiet moves are asked lazily).
+    /// Whether the table was asked about this child yet (an OR node's quiet moves are
+    /// asked lazily, and only then get their key).
     pub probed: bool,
 }
 
@@ -144,21 +145,31 @@ impl Solver<'_> {
             }
             return Expansion::Decided(Value::disproven(Plies::new(2)), MoveCode::NONE);
         }
-        // Checks and captures are probed at once (prefetched together); quiet moves, the
-        // bulk of an OR node's moves and rarely selected, are probed only when selected.
-        let mut shortest: Option<(Plies, Move)> = None;
-        self.push_children(node, &moves, r.pred(), children);
-        for c in children.iter_mut() {
-            c.class = if info.gives_check(&node.pos, c.mv) {
+        // Children in the order selection breaks ties by: checks, then captures and
+        // promotions, then quiet moves. Checks and captures are probed at once (their
+        // buckets prefetched together); quiet moves, the bulk of an OR node's moves and
+        // rarely selected, get their key and probe only when selected.
+        let mut classes = [MoveClass::Quiet; 256];
+        for (class, &m) in classes.iter_mut().zip(&moves) {
+            *class = if info.gives_check(&node.pos, m) {
                 MoveClass::Check
-            } else if c.mv.is_capture() || c.mv.is_promotion() {
+            } else if m.is_capture() || m.is_promotion() {
                 MoveClass::Tactical
             } else {
                 MoveClass::Quiet
             };
-            c.probed = c.class != MoveClass::Quiet;
-            self.tt.prefetch(c.key);
         }
+        for class in [MoveClass::Check, MoveClass::Tactical, MoveClass::Quiet] {
+            for (&mv, _) in moves.iter().zip(&classes).filter(|&(_, &c)| c == class) {
+                let probed = class != MoveClass::Quiet;
+                let key = if probed { self.keys.of_child(node, mv, r.pred()) } else { 0 };
+                if probed {
+                    self.tt.prefetch(key);
+                }
+                children.push(Child { mv, key, value: Value::open(PnDn::ONE, PnDn::ONE), class, probed });
+            }
+        }
+        let mut shortest: Option<(Plies, Move)> = None;
         let kings = Kings::of(node, self.attacker);
         for c in children.iter_mut() {
             if !c.probed {
@@ -187,14 +198,6 @@ impl Solver<'_> {
         if let Some((p, m)) = shortest {
             return Expansion::Decided(Value::proven(p.succ()), MoveCode::of(m));
         }
-        // A stable partition by class through a reused buffer (no allocation).
-        let mut ordered = std::mem::take(&mut self.scratch);
-        ordered.clear();
-        for class in [MoveClass::Check, MoveClass::Tactical, MoveClass::Quiet] {
-            ordered.extend(children.iter().filter(|c| c.class == class));
-        }
-        std::mem::swap(children, &mut ordered);
-        self.scratch = ordered;
         Expansion::Open
     }
 
@@ -227,6 +230,10 @@ impl Solver<'_> {
         }
         let moves = if root == RootMoves::Restricted { self.node_moves(node, root) } else { all };
         self.push_children(node, &moves, r.pred(), children);
+        // Every reply is probed: ask for all the buckets first, so the misses overlap.
+        for c in children.iter() {
+            self.tt.prefetch(c.key);
+        }
         let kings = Kings::of(node, self.attacker);
         for c in children.iter_mut() {
             if let Some(value) = self.known(c.key, r.pred()) {
@@ -312,7 +319,8 @@ pub fn spread(or: bool, children: &[Child], busy: &Busy, th: PnDn) -> Option<(us
     let deciding = |c: &Child| if or { c.value.pn } else { c.value.dn };
     let mut pick = Pick { best: 0, best_v: PnDn::INFINITE, second: PnDn::INFINITE };
     for (i, c) in children.iter().enumerate() {
-        pick.offer(i, Busy::virtual_number(deciding(c), busy.count(c.key)));
+        let marks = if c.probed { busy.count(c.key) } else { 0 };
+        pick.offer(i, Busy::virtual_number(deciding(c), marks));
     }
     (deciding(&children[pick.best]) < th).then_some((pick.best, pick.second))
 }
