@@ -228,8 +228,15 @@ impl Solver<'_> {
         if r <= Plies::new(1) {
             return Expansion::Decided(Value::disproven(r.succ()), MoveCode::NONE);
         }
-        let moves = if root == RootMoves::Restricted { self.node_moves(node, root) } else { all };
-        self.push_children(node, &moves, r.pred(), children);
+        // Borrowed, not moved: a move list is a 2 kB array.
+        let restricted;
+        let moves: &[Move] = if root == RootMoves::Restricted {
+            restricted = self.node_moves(node, root);
+            &restricted
+        } else {
+            &all
+        };
+        self.push_children(node, moves, r.pred(), children);
         // Every reply is probed: ask for all the buckets first, so the misses overlap.
         for c in children.iter() {
             self.tt.prefetch(c.key);
