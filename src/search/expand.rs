@@ -65,7 +65,8 @@ pub enum MoveClass {
 pub struct Child {
     /// The move to the child.
     pub mv: Move,
-    /// The child's table key (0 until the child is probed: see `probed`).
+    /// The child's table key (0 for an OR node's quiet move until it is selected, or in
+    /// the plies where threads mark nodes, until its parent picks a child).
     pub key: u64,
     /// What is known of the child.
     pub value: Value,
@@ -326,8 +327,7 @@ pub fn spread(or: bool, children: &[Child], busy: &Busy, th: PnDn) -> Option<(us
     let deciding = |c: &Child| if or { c.value.pn } else { c.value.dn };
     let mut pick = Pick { best: 0, best_v: PnDn::INFINITE, second: PnDn::INFINITE };
     for (i, c) in children.iter().enumerate() {
-        let marks = if c.probed { busy.count(c.key) } else { 0 };
-        pick.offer(i, Busy::virtual_number(deciding(c), marks));
+        pick.offer(i, Busy::virtual_number(deciding(c), busy.count(c.key)));
     }
     (deciding(&children[pick.best]) < th).then_some((pick.best, pick.second))
 }
