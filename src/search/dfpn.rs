@@ -278,8 +278,8 @@ impl<'a> Solver<'a> {
                 }
                 if let Some(busy) = self.busy.filter(|_| ply + 1 < SPREAD_PLIES) {
                     // Other threads' marks are read by key, so every child needs its key.
-                    for c in children.iter_mut().filter(|c| !c.probed && c.key == 0) {
-                        c.key = self.keys.of_child(node, c.mv, r.pred());
+                    for c in children.iter_mut() {
+                        c.keyed(&self.keys, node, r.pred());
                     }
                     (best, second) =
                         spread(or, &children, busy, if or { th_pn } else { th_dn }).unwrap_or((best, second));
@@ -287,10 +287,8 @@ impl<'a> Solver<'a> {
                 if !children[best].probed {
                     let c = &mut children[best];
                     c.probed = true;
-                    if c.key == 0 {
-                        c.key = self.keys.of_child(node, c.mv, r.pred());
-                    }
-                    if let Some(known) = self.known(c.key, r.pred()) {
+                    let key = c.keyed(&self.keys, node, r.pred());
+                    if let Some(known) = self.known(key, r.pred()) {
                         children[best].value = known;
                         continue;
                     }

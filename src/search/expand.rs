@@ -18,6 +18,7 @@ use super::node::Node;
 use super::parallel::Busy;
 use super::pndn::PnDn;
 use super::progress::Kings;
+use super::query::Keys;
 use super::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
 use super::value::Value;
 
@@ -77,6 +78,18 @@ pub struct Child {
     pub probed: bool,
 }
 
+impl Child {
+    /// The child's table key, made first when the child has none yet (a lazily keyed
+    /// quiet move of `node`, asked with `bound` plies left).
+    #[inline]
+    pub fn keyed(&mut self, keys: &Keys, node: &Node, bound: Plies) -> u64 {
+        if self.key == 0 {
+            self.key = keys.of_child(node, self.mv, bound);
+        }
+        self.key
+    }
+}
+
 /// The result of expanding a node.
 pub enum Expansion {
     /// The node has children to search.
@@ -108,10 +121,13 @@ impl Pick {
 }
 
 impl Solver<'_> {
-    /// Pushes one child per move with its table key and a neutral value.
+    /// Pushes one child per move (an AND node's replies) with its table key and a neutral
+    /// value. Every reply is probed next, so every bucket is asked for here: the cache
+    /// misses overlap.
     fn push_children(&self, node: &Node, moves: &[Move], bound: Plies, children: &mut Vec<Child>) {
         for &m in moves {
             let key = self.keys.of_child(node, m, bound);
+            self.tt.prefetch(key);
             children.push(Child {
                 mv: m,
                 key,
@@ -163,11 +179,11 @@ impl Solver<'_> {
         for class in [MoveClass::Check, MoveClass::Tactical, MoveClass::Quiet] {
             for (&mv, _) in moves.iter().zip(&classes).filter(|&(_, &c)| c == class) {
                 let probed = class != MoveClass::Quiet;
-                let key = if probed { self.keys.of_child(node, mv, r.pred()) } else { 0 };
+                let mut child = Child { mv, key: 0, value: Value::open(PnDn::ONE, PnDn::ONE), class, probed };
                 if probed {
-                    self.tt.prefetch(key);
+                    self.tt.prefetch(child.keyed(&self.keys, node, r.pred()));
                 }
-                children.push(Child { mv, key, value: Value::open(PnDn::ONE, PnDn::ONE), class, probed });
+                children.push(child);
             }
         }
         let mut shortest: Option<(Plies, Move)> = None;
@@ -238,10 +254,6 @@ impl Solver<'_> {
             &all
         };
         self.push_children(node, moves, r.pred(), children);
-        // Every reply is probed: ask for all the buckets first, so the misses overlap.
-        for c in children.iter() {
-            self.tt.prefetch(c.key);
-        }
         let kings = Kings::of(node, self.attacker);
         for c in children.iter_mut() {
             if let Some(value) = self.known(c.key, r.pred()) {
