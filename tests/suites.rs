@@ -293,3 +293,25 @@ fn a_quiet_kbb_v_k_mate_is_found_by_the_progress_numbers() {
     let (outcome, _) = solve(&pos, Params::default(), limits, &tt, &mut |_| {});
     assert!(matches!(outcome, Outcome::Mate { moves: 7, exact: true, .. }), "{outcome:?}");
 }
+
+/// Nodes the prover needed for its first proof in the K+B+B v K position below before a
+/// quiet move that proved a sibling subtree started lower: 3,257,626 (a mated in 22).
+const KBB_MATED_NODES: u64 = 2_000_000;
+
+#[test]
+fn a_kbb_v_k_king_is_proven_mated_with_the_moves_that_mated_its_siblings() {
+    // Black to move is mated in 15 (the shared K+B+B v K suite); every king move must be
+    // proven lost, and the proofs of the replies repeat the bishops' manoeuvres.
+    let pos = pnmate::position::parse_fen("8/B2k4/8/8/8/1K6/2B5/8 b - - 0 1").unwrap();
+    let tt = Table::new(64);
+    let limits = SolveLimits { nodes: Some(KBB_MATED_NODES), time: None };
+    let mut first = None;
+    let _ = solve(&pos, Params::default(), limits, &tt, &mut |ev| {
+        if let pnmate::search::Event::Mate { mate, ref pv, .. } = ev {
+            first.get_or_insert((mate, pv.clone()));
+        }
+    });
+    let (mate, pv) = first.unwrap_or_else(|| panic!("no proof within {KBB_MATED_NODES} nodes"));
+    assert!(mate.signed() <= -15, "{}", mate.signed());
+    verify_line(&pos, &pv, mate, &[]).unwrap();
+}

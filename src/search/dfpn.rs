@@ -18,6 +18,7 @@ use super::movecode::MoveCode;
 use super::node::Node;
 use super::parallel::{Busy, SPREAD_PLIES};
 use super::pndn::PnDn;
+use super::progress::MatingMoves;
 use super::query::Keys;
 use super::repetition::Repetitions;
 use super::value::{Value, Verdict};
@@ -92,6 +93,8 @@ pub struct Solver<'a> {
     pub seldepth: usize,
     /// The marks of a multi-threaded search (see `parallel`); None on one thread.
     busy: Option<&'a Busy>,
+    /// The moves that proved attacker nodes in this call (see `progress`).
+    pub(super) mating: MatingMoves,
 }
 
 impl<'a> Solver<'a> {
@@ -110,6 +113,7 @@ impl<'a> Solver<'a> {
             path: Vec::new(),
             seldepth: 0,
             busy: None,
+            mating: MatingMoves::new(),
         }
     }
 
@@ -311,6 +315,9 @@ impl<'a> Solver<'a> {
                 children[best].value = cv;
             },
         };
+        if or && value.is_proven() {
+            self.mating.insert(best);
+        }
         if root == RootMoves::All && !value.path_dependent {
             let work = (self.monitor.nodes() - start_nodes).min(u64::from(u32::MAX)) as u32;
             let record = Record { bound: r, pn: value.pn.0, dn: value.dn.0, mate: value.mate, work, best };

@@ -17,7 +17,7 @@ use super::movecode::MoveCode;
 use super::node::Node;
 use super::parallel::Busy;
 use super::pndn::PnDn;
-use super::progress::Kings;
+use super::progress::{Kings, MatingMoves};
 use super::query::Keys;
 use super::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
 use super::value::Value;
@@ -35,10 +35,11 @@ const DEFENDER_CAPTURE_PN: u32 = 2;
 /// Initial proof number of a quiet attacker move: [`QUIET_PN`], or in a few-men position
 /// one more than a defender's reply to it starts with, 2 + d for the progress distance d
 /// (measured on samples of the 1000-position endgame suites at 1 s: it beat 2 + d/2,
-/// 2 + 3d/2, 4 + d, 1 + 2d and the flat [`QUIET_PN`]).
+/// 2 + 3d/2, 4 + d, 1 + 2d and the flat [`QUIET_PN`]), one less when the move already
+/// proved an attacker node of this call (see `progress`).
 #[inline]
-fn quiet_pn(kings: Option<Kings>, m: Move) -> u32 {
-    kings.map_or(QUIET_PN, |k| 1 + reply_pn(k.after(m)))
+fn quiet_pn(kings: Option<Kings>, m: Move, mating: &MatingMoves) -> u32 {
+    kings.map_or(QUIET_PN, |k| 1 + reply_pn(k.after(m)) - u32::from(mating.contains(m)))
 }
 
 /// Initial proof number of a defender's quiet reply in a few-men position: the further
@@ -190,7 +191,7 @@ impl Solver<'_> {
         let kings = Kings::of(node, self.attacker);
         for c in children.iter_mut() {
             if !c.probed {
-                c.value = Value::open(PnDn(quiet_pn(kings, c.mv)), PnDn::ONE);
+                c.value = Value::open(PnDn(quiet_pn(kings, c.mv, &self.mating)), PnDn::ONE);
                 continue;
             }
             let m = c.mv;

@@ -7,9 +7,20 @@
 //! king stands nearer the centre, or whose kings stand further apart, starts with a
 //! larger proof number, so the search tries the moves that make progress first. These
 //! numbers only order the search: proofs and disproofs are exactly what they were.
+//!
+//! Quiet mates repeat their manoeuvres: the bishop step that closes the box or the king
+//! step that takes the opposition proves one subtree after another. A quiet move that
+//! already proved an attacker node in the same df-pn call ([`MatingMoves`]) starts one
+//! lower. (Measured, found/best: 80 K+B+B v K positions of the shared suite at 1 s,
+//! 52/12 against 46/16 without, in one run: more mates proven, fewer of them the
+//! shortest in the second; 192 positions of the nine endgame suites at 2M nodes, 73/48
+//! against 72/49. Lowering by one plus the log2 of the move's proof count: 55/14 and
+//! 74/44. In every position, not only few-men ones: 165/155 against 168/156 on 200
+//! matetrack positions at 0.5 s.)
 
 use shakmaty::{Color, Move, Position, Role, Square};
 
+use super::movecode::MoveCode;
 use super::node::Node;
 
 /// Positions with at most this many men (kings included) use the progress numbers.
@@ -53,6 +64,38 @@ impl Kings {
     }
 }
 
+/// The moves, as (from, to) pairs, that proved an attacker node of the current df-pn call.
+pub struct MatingMoves {
+    bits: [u64; 64],
+}
+
+impl Default for MatingMoves {
+    fn default() -> Self {
+        MatingMoves::new()
+    }
+}
+
+impl MatingMoves {
+    /// No move yet.
+    pub fn new() -> MatingMoves {
+        MatingMoves { bits: [0; 64] }
+    }
+
+    /// `code` proved an attacker node.
+    #[inline]
+    pub fn insert(&mut self, code: MoveCode) {
+        let i = usize::from(code.0 & 0xfff);
+        self.bits[i / 64] |= 1 << (i % 64);
+    }
+
+    /// Whether `m`'s (from, to) pair proved an attacker node.
+    #[inline]
+    pub fn contains(&self, m: Move) -> bool {
+        let i = usize::from(MoveCode::of(m).0 & 0xfff);
+        self.bits[i / 64] & (1 << (i % 64)) != 0
+    }
+}
+
 /// Steps from `sq` to the nearest corner along the board's edge (0 in a corner, 6 in
 /// the centre).
 #[inline]
@@ -74,5 +117,18 @@ mod tests {
         assert_eq!(corner_distance(Square::E4), 6);
         let kings = Kings { attacker: Square::C3, defender: Square::A1 };
         assert_eq!(kings.distance(), 2);
+    }
+
+    #[test]
+    fn mating_moves_are_told_apart_by_from_and_to() {
+        let step = |from, to| Move::Normal { role: Role::Bishop, from, capture: None, to, promotion: None };
+        let mut mating = MatingMoves::new();
+        assert!(!mating.contains(step(Square::C1, Square::D2)));
+        mating.insert(MoveCode::of(step(Square::C1, Square::D2)));
+        assert!(mating.contains(step(Square::C1, Square::D2)));
+        assert!(!mating.contains(step(Square::C1, Square::E3)));
+        assert!(!mating.contains(step(Square::D2, Square::C1)));
+        mating.insert(MoveCode::of(step(Square::H8, Square::A1)));
+        assert!(mating.contains(step(Square::H8, Square::A1)));
     }
 }
