@@ -81,7 +81,8 @@ impl MatingMoves {
         MatingMoves { bits: [0; 64] }
     }
 
-    /// `code` proved an attacker node.
+    /// `code` proved an attacker node. ([`MoveCode::NONE`] marks the pair a1-a1, which no
+    /// move has.)
     #[inline]
     pub fn insert(&mut self, code: MoveCode) {
         let i = usize::from(code.0 & 0xfff);
