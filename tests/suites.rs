@@ -211,19 +211,33 @@ fn stalemate_and_material_traps() {
 /// van den Herik, "Mate in 38: Applying Proof-Number Search", 1994).
 const PROVER_NODES: u64 = 225_752;
 
-#[test]
-fn krabbes_mate_in_38_in_fewer_nodes_than_prover() {
-    let pos = pnmate::position::parse_fen("1R6/6pK/5p2/4p3/1B1p3n/8/p1p1pp2/1k3b2 w - - 0 1").unwrap();
+/// The first mate a search of `fen` reports within `nodes` (16 MB table): its length, its
+/// line and the nodes searched when it came; with the position and the search's outcome.
+struct FirstMate {
+    pos: shakmaty::Chess,
+    first: Option<(MateLen, Vec<shakmaty::Move>, u64)>,
+    outcome: Outcome,
+}
+
+fn first_mate(fen: &str, params: Params, nodes: u64) -> FirstMate {
+    let pos = pnmate::position::parse_fen(fen).unwrap();
     let tt = Table::new(16);
-    let params = Params { mate: Some(38), ..Params::default() };
-    let limits = SolveLimits { nodes: Some(PROVER_NODES), time: None };
-    let mut found = None;
+    let limits = SolveLimits { nodes: Some(nodes), time: None };
+    let mut first = None;
     let (outcome, _) = solve(&pos, params, limits, &tt, &mut |ev| {
         if let pnmate::search::Event::Mate { mate, ref pv, ref stats, .. } = ev {
-            found.get_or_insert((mate, pv.clone(), stats.nodes));
+            first.get_or_insert((mate, pv.clone(), stats.nodes));
         }
     });
-    let (mate, pv, nodes) = found.unwrap_or_else(|| panic!("no mate within {PROVER_NODES} nodes: {outcome:?}"));
+    FirstMate { pos, first, outcome }
+}
+
+#[test]
+fn krabbes_mate_in_38_in_fewer_nodes_than_prover() {
+    let params = Params { mate: Some(38), ..Params::default() };
+    let FirstMate { pos, first, outcome } =
+        first_mate("1R6/6pK/5p2/4p3/1B1p3n/8/p1p1pp2/1k3b2 w - - 0 1", params, PROVER_NODES);
+    let (mate, pv, nodes) = first.unwrap_or_else(|| panic!("no mate within {PROVER_NODES} nodes: {outcome:?}"));
     assert_eq!(mate, MateLen::mate_in(38));
     assert!(nodes <= PROVER_NODES, "{nodes} nodes");
     verify_line(&pos, &pv, mate, &[]).unwrap();
@@ -252,16 +266,9 @@ fn a_proof_found_with_cycles_cut_gets_its_line() {
 /// about 1.3M nodes.
 #[test]
 fn a_long_first_proof_is_tightened_to_the_short_mate() {
-    let pos = pnmate::position::parse_fen("6R1/8/2P5/3K4/1P1PpP1P/p1p1P1P1/rpPp3N/qnbrkBB1 w - - 0 1").unwrap();
-    let tt = Table::new(16);
-    let limits = SolveLimits { nodes: Some(2_000_000), time: None };
-    let mut first = None;
-    let (outcome, _) = solve(&pos, Params::default(), limits, &tt, &mut |ev| {
-        if let pnmate::search::Event::Mate { mate, .. } = ev {
-            first.get_or_insert(mate);
-        }
-    });
-    assert_eq!(first, Some(MateLen::mate_in(32)), "the first proof this test is about");
+    let FirstMate { pos, first, outcome } =
+        first_mate("6R1/8/2P5/3K4/1P1PpP1P/p1p1P1P1/rpPp3N/qnbrkBB1 w - - 0 1", Params::default(), 2_000_000);
+    assert_eq!(first.map(|(mate, ..)| mate), Some(MateLen::mate_in(32)), "the first proof this test is about");
     let Outcome::Mate { moves, pv, .. } = &outcome else { panic!("{outcome:?}") };
     assert_eq!(*moves, 26);
     verify_line(&pos, pv, MateLen::mate_in(26), &[]).unwrap();
@@ -302,16 +309,9 @@ const KBB_MATED_NODES: u64 = 2_000_000;
 fn a_kbb_v_k_king_is_proven_mated_with_the_moves_that_mated_its_siblings() {
     // Black to move is mated in 15 (the shared K+B+B v K suite); every king move must be
     // proven lost, and the proofs of the replies repeat the bishops' manoeuvres.
-    let pos = pnmate::position::parse_fen("8/B2k4/8/8/8/1K6/2B5/8 b - - 0 1").unwrap();
-    let tt = Table::new(64);
-    let limits = SolveLimits { nodes: Some(KBB_MATED_NODES), time: None };
-    let mut first = None;
-    let _ = solve(&pos, Params::default(), limits, &tt, &mut |ev| {
-        if let pnmate::search::Event::Mate { mate, ref pv, .. } = ev {
-            first.get_or_insert((mate, pv.clone()));
-        }
-    });
-    let (mate, pv) = first.unwrap_or_else(|| panic!("no proof within {KBB_MATED_NODES} nodes"));
+    let FirstMate { pos, first, .. } =
+        first_mate("8/B2k4/8/8/8/1K6/2B5/8 b - - 0 1", Params::default(), KBB_MATED_NODES);
+    let (mate, pv, _) = first.unwrap_or_else(|| panic!("no proof within {KBB_MATED_NODES} nodes"));
     assert!(mate.signed() <= -15, "{}", mate.signed());
     verify_line(&pos, &pv, mate, &[]).unwrap();
 }

@@ -85,15 +85,22 @@ impl MatingMoves {
     /// move has.)
     #[inline]
     pub fn insert(&mut self, code: MoveCode) {
-        let i = usize::from(code.0 & 0xfff);
-        self.bits[i / 64] |= 1 << (i % 64);
+        let (word, bit) = Self::slot(code);
+        self.bits[word] |= bit;
     }
 
     /// Whether `m`'s (from, to) pair proved an attacker node.
     #[inline]
     pub fn contains(&self, m: Move) -> bool {
-        let i = usize::from(MoveCode::of(m).0 & 0xfff);
-        self.bits[i / 64] & (1 << (i % 64)) != 0
+        let (word, bit) = Self::slot(MoveCode::of(m));
+        self.bits[word] & bit != 0
+    }
+
+    /// The word and bit of a move code's (from, to) pair: its low 12 bits.
+    #[inline]
+    fn slot(code: MoveCode) -> (usize, u64) {
+        let pair = usize::from(code.0 & 0xfff);
+        (pair / 64, 1 << (pair % 64))
     }
 }
 
