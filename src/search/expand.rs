@@ -105,18 +105,24 @@ pub enum Expansion {
 struct Pick {
     best: usize,
     best_v: PnDn,
+    /// The child with the second-best value (`usize::MAX` while there is none).
+    runner_up: usize,
     second: PnDn,
 }
 
 impl Pick {
+    const NONE: Pick = Pick { best: 0, best_v: PnDn::INFINITE, runner_up: usize::MAX, second: PnDn::INFINITE };
+
     #[inline]
     fn offer(&mut self, i: usize, v: PnDn) {
         if v < self.best_v {
             self.second = self.best_v;
+            self.runner_up = self.best;
             self.best_v = v;
             self.best = i;
         } else if v < self.second {
             self.second = v;
+            self.runner_up = i;
         }
     }
 }
@@ -272,10 +278,23 @@ impl Solver<'_> {
     }
 }
 
+/// A node's value, combined from its children's, and the children to search next.
+pub struct Aggregate {
+    /// The node's value.
+    pub value: Value,
+    /// The child to search next: the best number on the deciding side.
+    pub best: usize,
+    /// The second-best number on the deciding side, which bounds `best`'s threshold.
+    pub second: PnDn,
+    /// The child with that number (`usize::MAX` when there is none): the likeliest to
+    /// be searched after `best`.
+    pub runner_up: usize,
+}
+
 /// Combines the children's values into the node's, and picks the child to search next
-/// (index) with the second-best value on the deciding side, in one pass.
-pub fn aggregate(or: bool, children: &[Child]) -> (Value, usize, PnDn) {
-    let mut pick = Pick { best: 0, best_v: PnDn::INFINITE, second: PnDn::INFINITE };
+/// and the runner-up on the deciding side, in one pass.
+pub fn aggregate(or: bool, children: &[Child]) -> Aggregate {
+    let mut pick = Pick::NONE;
     let value = if or {
         let mut dn = PnDn::ZERO;
         let mut at_most = Plies::INFINITE;
@@ -329,7 +348,7 @@ pub fn aggregate(or: bool, children: &[Child]) -> (Value, usize, PnDn) {
             Value::open(pn, pick.best_v)
         }
     };
-    (value, pick.best, pick.second)
+    Aggregate { value, best: pick.best, second: pick.second, runner_up: pick.runner_up }
 }
 
 /// The child a thread of a multi-threaded search enters next, with the second-best
@@ -338,7 +357,7 @@ pub fn aggregate(or: bool, children: &[Child]) -> (Value, usize, PnDn) {
 /// `th`, the node's threshold on the deciding side: such a child could not be searched.
 pub fn spread(or: bool, children: &[Child], busy: &Busy, th: PnDn) -> Option<(usize, PnDn)> {
     let deciding = |c: &Child| if or { c.value.pn } else { c.value.dn };
-    let mut pick = Pick { best: 0, best_v: PnDn::INFINITE, second: PnDn::INFINITE };
+    let mut pick = Pick::NONE;
     for (i, c) in children.iter().enumerate() {
         pick.offer(i, Busy::virtual_number(deciding(c), busy.count(c.key)));
     }
