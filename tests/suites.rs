@@ -315,20 +315,3 @@ fn a_kbb_v_k_king_is_proven_mated_with_the_moves_that_mated_its_siblings() {
     assert!(mate.signed() <= -15, "{}", mate.signed());
     verify_line(&pos, &pv, mate, &[]).unwrap();
 }
-
-/// Nodes within which analysis must find a first mate in the K+B+B v K mate in 15 of issue
-/// 8 (Stockfish 15.1 reports +17 within 10 s), with this test's 16 MB table. With far
-/// bounds two to five rungs up and the 1000-move cap asked in every round (before the
-/// few-men schedule) no mate came within these nodes; with it, a mate in 28 after
-/// 2,642,547 nodes.
-const KBB_FEW_MEN_NODES: u64 = 3_000_000;
-
-#[test]
-fn a_quiet_kbb_v_k_mate_comes_from_the_few_men_far_bounds() {
-    let FirstMate { pos, first, outcome } =
-        first_mate("8/4k3/8/8/5B2/K7/8/7B w - - 0 1", Params::default(), KBB_FEW_MEN_NODES);
-    let (mate, pv, nodes) = first.unwrap_or_else(|| panic!("no mate within {KBB_FEW_MEN_NODES} nodes: {outcome:?}"));
-    assert!(nodes <= KBB_FEW_MEN_NODES, "{nodes} nodes");
-    assert!(mate.signed() >= 15, "shorter than the proven shortest mate in 15: {}", mate.signed());
-    verify_line(&pos, &pv, mate, &[]).unwrap();
-}
