@@ -17,11 +17,6 @@
 //!      that the question asked is searched from the first round (and in analysis, a
 //!      long mate that no rung near it finds fast, like Krabbé's mate in 38, is found).
 //!
-//!    In the analysis of a quiet ending (at most [`progress::MAX_MEN`] men) the far
-//!    bounds reach further up instead, [`FEW_MEN_FAR_RUNGS`], and the cap is not asked:
-//!    there the first proof comes from a bound two to four times the mate's length, and
-//!    a call at the longest bound only takes its share of the round from them.
-//!
 //!    The far bounds and the cap only look for mates: they cut cycles on the search path
 //!    ([`Cycles::Cut`]), which spares them from chasing perpetual checks to the end of
 //!    a long bound,
@@ -94,15 +89,6 @@ const LADDER: [u32; 18] = [3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 90, 128, 181, 256
 /// 5 44/41, 2 to 6 41/40, 2 to 7 40/38; and on 200 matetrack positions of any length at
 /// 1 s, 2 alone 162/155, 2 to 5 178/170. (As a single far bound, 2 had beaten 1, 3, 5.)
 const FAR_RUNGS: std::ops::RangeInclusive<usize> = 2..=5;
-
-/// The far rungs in the analysis of an ending of at most [`progress::MAX_MEN`] men, where
-/// the cap is not asked. Traced on 52 endings at 5 s, the call that proved first in K+B+B
-/// v K (mates in 11 to 17) was at 45 or 64 moves almost always, near bound 6 or 8, having
-/// spent a sixth to an eighth of the round's nodes; the cap never proved first. At 1.5M
-/// nodes on 200 positions of the seven endgame halves (found/best): far rungs 2 to 5 with
-/// the cap 88/50 (before), 3 to 5 with the cap 96/53, without the cap: 2 to 5 94/53,
-/// 3 to 5 93/53, 3 to 6 99/51, 3 to 7 95/53, 4 to 5 90/53, 4 to 6 96/53.
-const FEW_MEN_FAR_RUNGS: std::ops::RangeInclusive<usize> = 3..=6;
 
 /// Node budget of the first alternating round; doubled each round.
 const FIRST_ROUND_BUDGET: u64 = 20_000;
@@ -181,11 +167,10 @@ impl Side {
         LADDER[self.rung].min(cap)
     }
 
-    /// The far bounds (moves) `rungs` above the near one, under the cap, ascending; call
-    /// after [`Side::near`].
-    fn far(&self, cap: u32, rungs: std::ops::RangeInclusive<usize>) -> impl Iterator<Item = u32> + use<> {
+    /// The far bounds (moves) under the cap, ascending; call after [`Side::near`].
+    fn far(&self, cap: u32) -> impl Iterator<Item = u32> + use<> {
         let rung = self.rung;
-        rungs.map(move |k| LADDER[(rung + k).min(LADDER.len() - 1)].min(cap))
+        FAR_RUNGS.map(move |k| LADDER[(rung + k).min(LADDER.len() - 1)].min(cap))
     }
 
     /// The most moves within which this side's mate is disproven.
@@ -375,11 +360,7 @@ impl<'a> Search<'a> {
         }
 
         // 2. Both questions, alternating, each at a near bound and far ones, with budgets
-        //    that double every round. The far bounds and the cap (the user's bound, or the
-        //    longest one in analysis) look for mates only: cycles are cut there.
-        let quiet_analysis =
-            self.params.mate.is_none() && self.root.pos.board().occupied().count() <= progress::MAX_MEN;
-        let (far_rungs, ask_cap) = if quiet_analysis { (FEW_MEN_FAR_RUNGS, false) } else { (FAR_RUNGS, true) };
+        //    that double every round.
         let mut budget = FIRST_ROUND_BUDGET;
         loop {
             for side in sides.iter_mut() {
@@ -399,8 +380,10 @@ impl<'a> Search<'a> {
                         (self.events)(Event::Status(status));
                         continue; // climb at once: the next rung gets this round's budget
                     }
+                    // The far bounds and the cap (the user's bound, or the longest one in
+                    // analysis) look for mates only: cycles are cut there.
                     let mut last = near;
-                    for moves in side.far(cap, far_rungs.clone()).chain(ask_cap.then_some(cap)) {
+                    for moves in side.far(cap).chain([cap]) {
                         if self.monitor.hard_stopped() {
                             break;
                         }
