@@ -86,7 +86,7 @@ pub struct Solver<'a> {
     /// Whether the current call's root is the game's current position.
     pub(super) at_game_root: bool,
     /// How the current call treats cycles.
-    cycles: Cycles,
+    pub(super) cycles: Cycles,
     /// Hashes of the positions on the current path, by ply.
     path: Vec<u64>,
     /// Deepest ply reached.
@@ -95,6 +95,7 @@ pub struct Solver<'a> {
     busy: Option<&'a Busy>,
     /// The moves that proved attacker nodes in this call (see `progress`).
     pub(super) mating: MatingMoves,
+    pub(super) scratch: Vec<Child>,
 }
 
 impl<'a> Solver<'a> {
@@ -114,6 +115,7 @@ impl<'a> Solver<'a> {
             seldepth: 0,
             busy: None,
             mating: MatingMoves::new(),
+            scratch: Vec::new(),
         }
     }
 
@@ -369,6 +371,42 @@ mod tests {
         let stored = Solver::new(&tt, &mut monitor, question).lookup(&kr, Plies::mate_in(3));
         assert!(!stored.is_some_and(|v| v.is_disproven()), "a path-dependent disproof reached the table");
         assert_eq!(verdict(&tt, &kr, 3, Cycles::Search), Verdict::Disproven(Plies::mate_in(3).succ()));
+    }
+
+    #[test]
+    fn a_call_that_only_looks_for_mates_narrows_a_few_men_node_to_its_best_quiet_moves() {
+        use crate::search::expand::MoveClass;
+        use crate::search::progress::NARROW_QUIET;
+        // K+B+B v K: two bishop checks and 20 quiet moves.
+        let n = node("8/6K1/8/8/8/1k6/8/1BB5 w - - 0 1");
+        let tt = Table::new(1);
+        let mut monitor = Monitor::new(Control::new(), None);
+        let question = Question { attacker: Color::White, root_moves: None, repetitions: None };
+        let mut solver = Solver::new(&tt, &mut monitor, question);
+        let mut children = Vec::new();
+        let quiet = |children: &[Child]| children.iter().filter(|c| c.class == MoveClass::Quiet).count();
+
+        solver.cycles = Cycles::Search;
+        assert!(matches!(solver.expand_or(&n, Plies::mate_in(20), RootMoves::All, &mut children), Expansion::Open));
+        assert_eq!(quiet(&children), 20, "a call that must disprove searches every move");
+        assert!(children.iter().all(|c| !c.value.is_solved()));
+
+        children.clear();
+        solver.cycles = Cycles::Cut;
+        assert!(matches!(solver.expand_or(&n, Plies::mate_in(20), RootMoves::All, &mut children), Expansion::Open));
+        let (left_out, kept) = children.split_last().unwrap();
+        assert_eq!(quiet(kept), NARROW_QUIET);
+        assert_eq!(kept.iter().filter(|c| c.class == MoveClass::Check).count(), 2, "checks are all kept");
+        assert!(kept.windows(2).all(|w| w[0].class < w[1].class || w[0].value.pn <= w[1].value.pn));
+        // The moves left out fail here only, so the node can never be disproven off this path.
+        assert!(left_out.value.is_disproven() && left_out.value.path_dependent);
+        let mut all: Vec<Child> = kept.to_vec();
+        for c in all.iter_mut() {
+            c.value = Value::disproven(Plies::mate_in(20).succ());
+        }
+        all.push(*left_out);
+        let v = aggregate(true, &all).value;
+        assert!(v.is_disproven() && v.path_dependent && v.verdict() == Verdict::Unknown);
     }
 
     #[test]

@@ -11,13 +11,13 @@
 use shakmaty::{Move, Position};
 
 use super::checks::CheckInfo;
-use super::dfpn::{RootMoves, Solver};
+use super::dfpn::{Cycles, RootMoves, Solver};
 use super::mate_len::Plies;
 use super::movecode::MoveCode;
 use super::node::Node;
 use super::parallel::Busy;
 use super::pndn::PnDn;
-use super::progress::{Kings, MatingMoves};
+use super::progress::{Flights, Kings, MatingMoves, NARROW_QUIET};
 use super::query::Keys;
 use super::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
 use super::value::Value;
@@ -223,7 +223,51 @@ impl Solver<'_> {
         if let Some((p, m)) = shortest {
             return Expansion::Decided(Value::proven(p.succ()), MoveCode::of(m));
         }
+        if let Some(kings) = kings
+            && self.cycles == Cycles::Cut
+            && node.pos.board().by_color(!self.attacker).count() == 1
+        {
+            self.narrow_quiet_moves(node, kings, children);
+        }
         Expansion::Open
+    }
+
+    /// Keeps the [`NARROW_QUIET`] most promising quiet moves of a few-men OR node against
+    /// a bare king, in a call that only looks for mates (cycles cut): those with the smallest progress
+    /// number, ties going to the move that leaves the defending king the fewest flights
+    /// ([`Flights`]), in that order. The moves left out stand for one child that fails on
+    /// this path ([`Value::repetition`]): a proof through the kept moves is a proof, and
+    /// a failure of every kept move is path-dependent, so it is neither stored nor
+    /// reported, as a failure that rests on a cut cycle is not.
+    fn narrow_quiet_moves(&mut self, node: &Node, kings: Kings, children: &mut Vec<Child>) {
+        let start = children.iter().position(|c| c.class == MoveClass::Quiet).unwrap_or(children.len());
+        let n = children.len() - start;
+        if n <= NARROW_QUIET {
+            return;
+        }
+        // Sort keys: the proof number, the flights, the child's index (which makes every
+        // key distinct, so an unstable selection keeps move order among ties).
+        let flights = Flights::new(node, self.attacker, kings);
+        let mut order = [0u64; 256];
+        for (i, c) in children[start..].iter().enumerate() {
+            order[i] = (u64::from(c.value.pn.0) << 40) | (u64::from(flights.after(c.mv)) << 32) | i as u64;
+        }
+        let order = &mut order[..n];
+        order.select_nth_unstable(NARROW_QUIET);
+        order[..NARROW_QUIET].sort_unstable();
+        let index = |key: u64| (key & 0xffff_ffff) as usize;
+        self.scratch.clear();
+        self.scratch.extend_from_slice(&children[start..]);
+        let left_out = self.scratch[index(order[NARROW_QUIET])].mv;
+        children.truncate(start);
+        children.extend(order[..NARROW_QUIET].iter().map(|&key| self.scratch[index(key)]));
+        children.push(Child {
+            mv: left_out,
+            key: 0,
+            value: Value::repetition(),
+            class: MoveClass::Quiet,
+            probed: true,
+        });
     }
 
     /// Expands an AND node (defender to move, `r` plies left, `ply` plies below the
@@ -384,3 +428,4 @@ pub fn best_move(or: bool, v: &Value, children: &[Child], next: usize) -> MoveCo
     };
     pick.map_or(MoveCode::NONE, |c| MoveCode::of(c.mv))
 }
+
