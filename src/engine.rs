@@ -163,11 +163,6 @@ struct Running {
 pub struct Engine {
     pos: Chess,
     history: Vec<u64>,
-    /// How the position was given: the FEN (None: the start position) and the moves.
-    game: Game,
-    /// The game of the last search's position: a search of a later position of the same
-    /// game keeps what the table learnt, any other forgets it.
-    searched: Option<Game>,
     /// Why the last `position` was rejected, until a valid one arrives.
     position_error: Option<String>,
     tt: Arc<Table>,
@@ -189,8 +184,6 @@ impl Engine {
         let mut engine = Engine {
             pos: Chess::default(),
             history: Vec::new(),
-            game: Game::default(),
-            searched: None,
             position_error: None,
             tt: Arc::new(Table::new(1)),
             fallback_tt: Arc::new(Mutex::new(fallback::Table::new())),
@@ -227,7 +220,6 @@ impl Engine {
             Ok((pos, history)) => {
                 self.pos = pos;
                 self.history = history;
-                self.game = Game { fen: fen.map(|f| f.split_whitespace().collect::<Vec<_>>().join(" ")), moves: moves.iter().map(|m| m.to_string()).collect() };
                 self.position_error = None;
                 Ok(())
             }
@@ -320,15 +312,6 @@ impl Engine {
         None
     }
 
-    /// Notes that the current position is searched next; true when it is not a later
-    /// position of the last search's game (that search's table entries are then
-    /// forgotten, see [`Table::forget_earlier_searches`]).
-    fn note_search(&mut self) -> bool {
-        let fresh = !self.searched.as_ref().is_some_and(|g| self.game.continues(g));
-        self.searched = Some(self.game.clone());
-        fresh
-    }
-
     /// Starts a search; returns at once. A running search is stopped first; it still ends
     /// with its own bestmove, before this one's.
     pub fn go(&mut self, limits: Limits, sink: Sink) {
@@ -345,9 +328,7 @@ impl Engine {
         };
         let ponder: PonderState = Arc::new(Mutex::new(ponder));
         let open_ended = limits.infinite || limits.ponder;
-        let fresh = self.note_search();
         let job = Job {
-            fresh,
             root: match &self.position_error {
                 None => Ok(self.pos.clone()),
                 Some(e) => Err(e.clone()),
@@ -435,27 +416,8 @@ impl Engine {
     }
 }
 
-/// A game as the `position` command gives it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Game {
-    /// The starting FEN, its fields joined by single spaces (None: the start position).
-    fen: Option<String>,
-    /// The moves played from it, in UCI notation.
-    moves: Vec<String>,
-}
-
-impl Game {
-    /// Whether this is `earlier` or a later position of the same game.
-    fn continues(&self, earlier: &Game) -> bool {
-        self.fen == earlier.fen && self.moves.starts_with(&earlier.moves)
-    }
-}
-
 /// One search, as run on the search thread.
 struct Job {
-    /// The position is not a later one of the last search's game: the table's entries
-    /// of earlier searches are forgotten ([`Table::forget_earlier_searches`]).
-    fresh: bool,
     root: Result<Chess, String>,
     history: Vec<u64>,
     tt: Arc<Table>,
@@ -516,15 +478,6 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 impl Job {
-    /// Starts the table's new search generation, forgetting earlier searches' entries
-    /// when this position is not a later one of their game.
-    fn new_search(&self) {
-        self.tt.new_search();
-        if self.fresh {
-            self.tt.forget_earlier_searches();
-        }
-    }
-
     fn pondering(&self) -> bool {
         matches!(*self.ponder.lock().unwrap_or_else(|e| e.into_inner()), Ponder::On { .. })
     }
@@ -641,7 +594,7 @@ impl Job {
         }
         let mut unshown = None;
         let outcome = {
-            self.new_search();
+            self.tt.new_search();
             let mut monitor = Monitor::new(Arc::clone(&self.control), self.limits.nodes);
             let mut on_event = |e: Event| {
                 if let Event::MateUnshown { first, .. } = &e {
@@ -689,7 +642,7 @@ impl Job {
     /// MultiPV: proves what it can about every root move, reports the best `multipv` of
     /// them after every round, and plays the best.
     fn rank_and_choose(&self, pos: &Chess, allowed: &[Move], params: &Params) -> (Option<Move>, Option<Move>) {
-        self.new_search();
+        self.tt.new_search();
         let mut reported = false;
         let report = |results: &[MoveResult], stats: Stats| {
             let results = results.iter().take(self.multipv).cloned().collect();
@@ -728,7 +681,6 @@ mod tests {
     fn job(events: &Arc<Mutex<Vec<EngineEvent>>>) -> Job {
         let events = Arc::clone(events);
         Job {
-            fresh: true,
             root: Ok(Chess::default()),
             history: Vec::new(),
             tt: Arc::new(Table::new(1)),
@@ -742,36 +694,6 @@ mod tests {
             multipv: 1,
             sink: Arc::new(move |e| events.lock().unwrap().push(e)),
         }
-    }
-
-    #[test]
-    fn a_later_position_of_the_game_continues_it_and_any_other_does_not() {
-        let game = |fen: Option<&str>, moves: &[&str]| Game {
-            fen: fen.map(String::from),
-            moves: moves.iter().map(|m| m.to_string()).collect(),
-        };
-        let earlier = game(None, &["e2e4", "e7e5"]);
-        assert!(game(None, &["e2e4", "e7e5"]).continues(&earlier), "the same position again");
-        assert!(game(None, &["e2e4", "e7e5", "g1f3", "b8c6"]).continues(&earlier));
-        assert!(!game(None, &["e2e4"]).continues(&earlier), "a step back is another search");
-        assert!(!game(None, &["d2d4", "e7e5"]).continues(&earlier));
-        let kbbk = "8/4k3/8/8/5B2/K7/8/7B w - - 0 1";
-        assert!(!game(Some(kbbk), &[]).continues(&earlier));
-        assert!(game(Some(kbbk), &["a3b4"]).continues(&game(Some(kbbk), &[])));
-    }
-
-    #[test]
-    fn an_unrelated_position_does_not_reuse_the_last_search_table() {
-        let mut engine = Engine::new();
-        let fresh = |engine: &mut Engine, fen: &str, moves: &[&str]| {
-            engine.set_position(Some(fen), moves).unwrap();
-            engine.note_search()
-        };
-        let kqk = "4K3/8/8/6Q1/8/2k5/8/8 w - - 0 1";
-        assert!(fresh(&mut engine, kqk, &[]));
-        assert!(!fresh(&mut engine, kqk, &["g5d5", "c3b4"]));
-        assert!(!fresh(&mut engine, "4K3/8/8/6Q1/8/2k5/8/8  w - -  0 1", &["g5d5", "c3b4", "e8d7"]), "spacing aside");
-        assert!(fresh(&mut engine, "3k4/8/8/8/8/8/5KR1/8 w - - 0 1", &[]));
     }
 
     #[test]

@@ -337,26 +337,11 @@ pub struct AllocError {
 pub struct Table {
     buckets: Buckets,
     generation: AtomicU8,
-    /// The first generation whose entries are seen: entries of earlier searches are
-    /// forgotten (see [`Table::forget_earlier_searches`]).
-    horizon: AtomicU8,
     /// Buckets that received an entry since the last clear, while few: clearing after a
     /// small search then resets only these instead of the whole table. `dirty_len` counts
     /// claims; past [`DIRTY_CAP`] the next clear resets everything.
     dirty: Box<[AtomicU32]>,
     dirty_len: AtomicU32,
-}
-
-/// The generation after `g` (generations run 1..=255; 0 marks an empty slot).
-#[inline]
-fn next_generation(g: u8) -> u8 {
-    if g == u8::MAX { 1 } else { g + 1 }
-}
-
-/// How many searches ago generation `written` was, seen from generation `now`.
-#[inline]
-fn age(now: u8, written: u8) -> u8 {
-    if now >= written { now - written } else { now + (u8::MAX - written) }
 }
 
 /// How many written buckets are remembered for a cheap clear.
@@ -369,7 +354,6 @@ impl Table {
         let mut t = Table {
             buckets: Buckets::zeroed(1).expect("one bucket"),
             generation: AtomicU8::new(1),
-            horizon: AtomicU8::new(1),
             dirty: (0..DIRTY_CAP).map(|_| AtomicU32::new(0)).collect(),
             dirty_len: AtomicU32::new(0),
         };
@@ -413,7 +397,6 @@ impl Table {
         }
         *self.dirty_len.get_mut() = 0;
         *self.generation.get_mut() = 1;
-        *self.horizon.get_mut() = 1;
         Ok(())
     }
 
@@ -436,39 +419,13 @@ impl Table {
         }
         *self.dirty_len.get_mut() = 0;
         *self.generation.get_mut() = 1;
-        *self.horizon.get_mut() = 1;
     }
 
     /// Starts a new search: older entries become preferred victims (their verdicts stay
     /// valid and usable).
     pub fn new_search(&self) {
-        let g = next_generation(self.generation.load(Ordering::Relaxed));
-        self.generation.store(g, Ordering::Relaxed);
-        // After 255 searches the generations come round: the oldest one seen goes.
-        if self.horizon.load(Ordering::Relaxed) == g {
-            self.horizon.store(next_generation(g), Ordering::Relaxed);
-        }
-    }
-
-    /// Hides the entries of every earlier search from probes, and offers them first for
-    /// replacement, as if the table had been cleared, at no cost: called when a search
-    /// starts on a position unrelated to the last one (not a later position of its game).
-    ///
-    /// Why: an earlier search's proofs are true, but their subtrees are the first
-    /// entries a new search overwrites. A proof that rests on one is then found in a few
-    /// nodes, while its line needs the lost subtree proven again, at the length of the
-    /// old proof: in a run of unrelated endgame positions at 1 s each, such proofs left
-    /// many lines unbuilt (46 positions found out of 140, against 58 with the table
-    /// cleared before each). Within one game, the last moves' entries are kept.
-    pub fn forget_earlier_searches(&self) {
-        self.horizon.store(self.generation.load(Ordering::Relaxed), Ordering::Relaxed);
-    }
-
-    /// Whether an entry written by generation `written` is seen by the current search.
-    #[inline]
-    fn visible(&self, written: u8) -> bool {
         let g = self.generation.load(Ordering::Relaxed);
-        age(g, written) <= age(g, self.horizon.load(Ordering::Relaxed))
+        self.generation.store(if g == u8::MAX { 1 } else { g + 1 }, Ordering::Relaxed);
     }
 
     #[inline]
@@ -505,7 +462,7 @@ impl Table {
             .iter()
             .filter(|s| s.0[0].load(Ordering::Relaxed) == key)
             .filter_map(Slot::read)
-            .find(|e| e.key == key && !e.is_empty() && self.visible(e.generation))
+            .find(|e| e.key == key && !e.is_empty())
     }
 
     /// Records what a search learnt about `key`: the working numbers and bound replace
@@ -518,12 +475,12 @@ impl Table {
         let slot = match bucket.iter().position(|s| s.0[0].load(Ordering::Relaxed) == key) {
             Some(i) => i,
             None => (0..BUCKET)
-                .min_by_key(|&i| bucket[i].read().map_or(u64::MAX, |e| self.keep_value(&e, generation)))
+                .min_by_key(|&i| bucket[i].read().map_or(u64::MAX, |e| Self::keep_value(&e, generation)))
                 .unwrap_or(0),
         };
         let old = bucket[slot].lock();
         let mut e = bucket[slot].locked_entry(old);
-        if e.key != key || e.is_empty() || !self.visible(e.generation) {
+        if e.key != key || e.is_empty() {
             if e.is_empty() {
                 self.mark_dirty(b);
             }
@@ -553,8 +510,8 @@ impl Table {
     }
 
     /// How much an entry is worth keeping; the lowest is replaced.
-    fn keep_value(&self, e: &Entry, generation: u8) -> u64 {
-        if e.is_empty() || !self.visible(e.generation) {
+    fn keep_value(e: &Entry, generation: u8) -> u64 {
+        if e.is_empty() {
             return 0;
         }
         let current = u64::from(e.generation == generation) << 40;
@@ -644,46 +601,6 @@ mod tests {
         let at_least_1 = MateRange { at_least: Plies::new(1), ..MateRange::UNKNOWN };
         t.store(42, &Record { mate: at_least_1, ..open(5, 1, 1, 0) });
         assert_eq!(t.probe(42).unwrap().mate.at_least, Plies::new(3), "the lower end only tightens");
-    }
-
-    #[test]
-    fn forgotten_searches_are_neither_seen_nor_kept() {
-        let mut t = Table::new(1);
-        t.buckets = Buckets::zeroed(1).unwrap();
-        t.store(1, &proven(9));
-        t.store(2, &Record { work: 1000, ..proven(5) });
-        t.new_search();
-        assert_eq!(t.probe(1).map(|e| e.mate.at_most), Some(Plies::new(9)), "a later search of the game sees it");
-        t.new_search();
-        t.forget_earlier_searches();
-        assert!(t.probe(1).is_none() && t.probe(2).is_none(), "an unrelated search does not");
-        // A forgotten entry of the same key starts afresh; the other forgotten one is the
-        // victim before any entry of this search, however solved or heavy it was.
-        t.store(1, &open(3, 5, 5, 1));
-        let e = t.probe(1).unwrap();
-        assert_eq!((e.mate, e.work), (MateRange::UNKNOWN, 1), "nothing of the forgotten entry remains");
-        t.store(3, &open(3, 5, 5, 1));
-        assert!(t.probe(1).is_some() && t.probe(3).is_some());
-        assert!(t.probe(2).is_none());
-        // Forgetting is not clearing: a table cleared later is empty as before.
-        t.clear();
-        assert!(all_empty(&t));
-    }
-
-    #[test]
-    fn generations_come_round_without_losing_the_current_game() {
-        let t = Table::new(1);
-        t.store(7, &proven(3));
-        for _ in 0..254 {
-            t.new_search();
-        }
-        assert!(t.probe(7).is_some(), "254 searches of one game later");
-        t.new_search();
-        t.store(8, &proven(3));
-        for _ in 0..10 {
-            t.new_search();
-        }
-        assert!(t.probe(8).is_some(), "the horizon moved with the wrap-around");
     }
 
     #[test]
