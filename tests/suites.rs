@@ -301,6 +301,24 @@ fn a_quiet_kbb_v_k_mate_is_found_by_the_progress_numbers() {
     assert!(matches!(outcome, Outcome::Mate { moves: 7, exact: true, .. }), "{outcome:?}");
 }
 
+/// Nodes within which the analysis of issue 8's K+B+B v K mate in 15 (a quiet mate:
+/// the bishops' checks come only at the end) yields its first mate with a line. Before
+/// few-men analysis asked a long bound beside the ladder (with the quiet moves narrowed
+/// there), it had none within 3,000,000; with them, a mate in 32 after 1,126,828.
+const KBB_LONG_BOUND_NODES: u64 = 1_500_000;
+
+#[test]
+fn a_quiet_kbb_v_k_mate_is_found_by_the_long_bound() {
+    let FirstMate { pos, first, outcome } =
+        first_mate("8/4k3/8/8/5B2/K7/8/7B w - - 0 1", Params::default(), KBB_LONG_BOUND_NODES);
+    let (mate, pv, nodes) = first.unwrap_or_else(|| panic!("no mate within {KBB_LONG_BOUND_NODES} nodes: {outcome:?}"));
+    assert!(nodes <= KBB_LONG_BOUND_NODES, "{nodes} nodes");
+    // Any mate will do (the shortest is 15), so long as its line replays to checkmate
+    // within the bound the long call may use (45 moves).
+    assert!((15..=45).contains(&mate.signed()), "{}", mate.signed());
+    verify_line(&pos, &pv, mate, &[]).unwrap();
+}
+
 /// Nodes the prover needed for its first proof in the K+B+B v K position below before a
 /// quiet move that proved a sibling subtree started lower: 3,257,626 (a mated in 22).
 const KBB_MATED_NODES: u64 = 2_000_000;

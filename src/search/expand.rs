@@ -17,7 +17,7 @@ use super::movecode::MoveCode;
 use super::node::Node;
 use super::parallel::Busy;
 use super::pndn::PnDn;
-use super::progress::{Flights, Kings, MatingMoves, NARROW_QUIET};
+use super::progress::{Flights, Kings, MatingMoves, NARROW_QUIET, quiet_mate};
 use super::query::Keys;
 use super::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
 use super::value::Value;
@@ -225,15 +225,15 @@ impl Solver<'_> {
         }
         if let Some(kings) = kings
             && self.cycles == Cycles::Cut
-            && node.pos.board().by_color(!self.attacker).count() == 1
+            && quiet_mate(node.pos.board(), self.attacker)
         {
             self.narrow_quiet_moves(node, kings, children);
         }
         Expansion::Open
     }
 
-    /// Keeps the [`NARROW_QUIET`] most promising quiet moves of a few-men OR node against
-    /// a bare king, in a call that only looks for mates (cycles cut): those with the smallest progress
+    /// Keeps the [`NARROW_QUIET`] most promising quiet moves of an OR node of a
+    /// [`quiet_mate`], in a call that only looks for mates (cycles cut): those with the smallest progress
     /// number, ties going to the move that leaves the defending king the fewest flights
     /// ([`Flights`]), in that order. The moves left out stand for one child that fails on
     /// this path ([`Value::repetition`]): a proof through the kept moves is a proof, and
@@ -428,4 +428,3 @@ pub fn best_move(or: bool, v: &Value, children: &[Child], next: usize) -> MoveCo
     };
     pick.map_or(MoveCode::NONE, |c| MoveCode::of(c.mv))
 }
-

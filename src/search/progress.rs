@@ -18,7 +18,7 @@
 //! 74/44. In every position, not only few-men ones: 165/155 against 168/156 on 200
 //! matetrack positions at 0.5 s.)
 
-use shakmaty::{Bitboard, Color, Move, Piece, Position, Role, Square, attacks};
+use shakmaty::{Bitboard, Board, Color, Move, Piece, Position, Role, Square, attacks};
 
 use super::movecode::MoveCode;
 use super::node::Node;
@@ -26,14 +26,26 @@ use super::node::Node;
 /// Positions with at most this many men (kings included) use the progress numbers.
 pub const MAX_MEN: usize = 6;
 
-/// How many quiet moves a few-men attacker node keeps, against a bare king, in a call that
-/// only looks for mates (see [`Flights`] and `expand`). Not where the defender has men:
+/// How many quiet moves an attacker node of a [`quiet_mate`] keeps in a call that only
+/// looks for mates (see [`Flights`] and `expand`). Not where the defender has men:
 /// there the move that stops a pawn or wins a piece can be a quiet one ranked low (K+R+B
 /// v K+P+P, `8/8/8/p2B4/k7/1R6/p7/K7 w`, mate in 10 found in 42k nodes keeping all moves,
 /// not within 1 s keeping ten). Measured at 1.5M nodes per position on 200 positions
 /// of the seven endgame halves (found/best): 90/55 keeping 10, against 86/52 keeping all
 /// (K+B+B v K: 26 against 24 of 40).
 pub const NARROW_QUIET: usize = 10;
+
+/// Whether `board` holds a quiet mating problem: at most [`MAX_MEN`] men, a bare
+/// defending king, and no queen or rook for the attacker. Minor pieces mate a lone king
+/// only by quiet manoeuvres, over up to 19 moves (two bishops) or 33 (bishop and knight);
+/// a queen or rook mates it within 16, by checks the ladder's bounds find. These
+/// positions get the long bound (see the driver) and narrowed quiet moves (see
+/// [`NARROW_QUIET`]).
+pub fn quiet_mate(board: &Board, attacker: Color) -> bool {
+    board.occupied().count() <= MAX_MEN
+        && board.by_color(!attacker).count() == 1
+        && (board.queens() | board.rooks()).is_empty()
+}
 
 /// The kings after a move, as the progress numbers see them.
 #[derive(Clone, Copy, Debug)]
@@ -202,7 +214,8 @@ mod tests {
         // K+B+B v K, the defender's king on b3 with five flights (b1 takes a2 and c2, c1
         // takes b2); no quiet move here opens or closes a line of a man that stays, so
         // the rough count is exact: 4 to 6 flights after the 20 quiet moves.
-        let pos: Chess = "8/6K1/8/8/8/1k6/8/1BB5 w - - 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+        let pos: Chess =
+            "8/6K1/8/8/8/1k6/8/1BB5 w - - 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
         let node = Node::new(pos.clone());
         let kings = Kings::of(&node, Color::White).unwrap();
         let flights = Flights::new(&node, Color::White, kings);
