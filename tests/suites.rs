@@ -303,8 +303,9 @@ fn a_quiet_kbb_v_k_mate_is_found_by_the_progress_numbers() {
 
 /// Nodes within which the analysis of issue 8's K+B+B v K mate in 15 (a quiet mate:
 /// the bishops' checks come only at the end) yields its first mate with a line. Before
-/// few-men analysis asked a long bound beside the ladder (with the quiet moves narrowed
-/// there), it had none within 3,000,000; with them, a mate in 32 after 1,126,828.
+/// the analysis of a quiet mate asked a long bound beside the ladder (with the quiet
+/// moves narrowed there), it had none within 3,000,000; with them, a mate in 32 after
+/// 1,126,828.
 const KBB_LONG_BOUND_NODES: u64 = 1_500_000;
 
 #[test]

@@ -95,6 +95,8 @@ pub struct Solver<'a> {
     busy: Option<&'a Busy>,
     /// The moves that proved attacker nodes in this call (see `progress`).
     pub(super) mating: MatingMoves,
+    /// A copy of a node's quiet children while `expand` narrows them (kept to reuse its
+    /// allocation).
     pub(super) scratch: Vec<Child>,
 }
 

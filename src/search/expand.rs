@@ -233,9 +233,9 @@ impl Solver<'_> {
     }
 
     /// Keeps the [`NARROW_QUIET`] most promising quiet moves of an OR node of a
-    /// [`quiet_mate`], in a call that only looks for mates (cycles cut): those with the smallest progress
-    /// number, ties going to the move that leaves the defending king the fewest flights
-    /// ([`Flights`]), in that order. The moves left out stand for one child that fails on
+    /// [`quiet_mate`], in a call that only looks for mates (cycles cut): those with the
+    /// smallest progress number, ties going to the move that leaves the defending king
+    /// the fewest flights ([`Flights`]), in that order. The moves left out stand for one child that fails on
     /// this path ([`Value::repetition`]): a proof through the kept moves is a proof, and
     /// a failure of every kept move is path-dependent, so it is neither stored nor
     /// reported, as a failure that rests on a cut cycle is not.

@@ -141,7 +141,7 @@ impl Flights {
 
 /// The squares the man on `sq` attacks once the defending king is out of the way (a
 /// slider's ray through the king's square goes on: the king cannot step back along it).
-fn attacks_through(board: &shakmaty::Board, sq: Square, occupied: Bitboard) -> Bitboard {
+fn attacks_through(board: &Board, sq: Square, occupied: Bitboard) -> Bitboard {
     board.piece_at(sq).map_or(Bitboard::EMPTY, |piece| attacks::attacks(sq, piece, occupied))
 }
 
