@@ -7,7 +7,17 @@
 //! longest proven defence. Every length it returns is backed by proofs of all defences,
 //! so the line's length is a proven mate length; when the root's length is also proven
 //! shortest, the line is exactly that long (a shorter line would be a shorter mate).
+//!
+//! Each line built from a node is remembered for the rest of the build, by the node's
+//! table key, and reused when the walk meets the node again within a bound the line fits.
+//! Without it the walk is exponential where proofs are loose: an AND node whose longest
+//! defence turns out shorter than its table length tries the next one, and the defences'
+//! lines transpose into the same positions, which were walked again each time (a K+B+B v
+//! K mate in 32 met its positions hundreds of times and ran out of budget). A remembered
+//! line is a whole forced line from its node, never a link to another entry, so it stays
+//! true whatever is built later.
 
+use rustc_hash::FxHashMap;
 use shakmaty::{Move, Position};
 
 use super::dfpn::{RootMoves, Solver};
@@ -18,6 +28,10 @@ use super::value::Verdict;
 /// Nodes one re-proof inside the builder may spend.
 const PER_CALL_BUDGET: u64 = 100_000;
 
+/// The most moves the remembered lines of one build hold (8 MB): beyond it, lines are
+/// built as before, without being remembered.
+const MEMO_MOVES: usize = 1 << 20;
+
 /// Builds forced lines within a node budget. Re-proofs obey the search's hard limits too
 /// (stop, deadline, node limit): a line that needs them after a stop is not built, and
 /// the driver reports the proof without it. Lines the table holds complete are built
@@ -25,12 +39,16 @@ const PER_CALL_BUDGET: u64 = 100_000;
 pub struct LineBuilder<'s, 'a> {
     solver: &'s mut Solver<'a>,
     budget: u64,
+    /// The lines built so far, by their node's key at the bound asked.
+    built: FxHashMap<u64, Vec<Move>>,
+    /// Moves held by `built`.
+    built_moves: usize,
 }
 
 impl<'s, 'a> LineBuilder<'s, 'a> {
     /// A builder over `solver` that may spend `budget` nodes in all.
     pub fn new(solver: &'s mut Solver<'a>, budget: u64) -> Self {
-        LineBuilder { solver, budget }
+        LineBuilder { solver, budget, built: FxHashMap::default(), built_moves: 0 }
     }
 
     fn solve(&mut self, node: &Node, bound: Plies) -> Verdict {
@@ -60,11 +78,27 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
         if !self.visit() {
             return None;
         }
-        if node.pos.turn() == self.solver.attacker() {
+        // A restricted root is never met again, so only other nodes are remembered.
+        let key = (root == RootMoves::All).then(|| self.solver.keys.of(node, bound));
+        if let Some(known) = key.and_then(|k| self.built.get(&k)).filter(|l| l.len() <= usize::from(bound.get())) {
+            out.extend_from_slice(known);
+            return Some(Plies::new(known.len() as u16));
+        }
+        let mark = out.len();
+        let length = if node.pos.turn() == self.solver.attacker() {
             self.or_line(node, bound, root, out)
         } else {
             self.and_line(node, bound, root, out)
+        }?;
+        debug_assert_eq!(out.len() - mark, usize::from(length.get()), "a line is as long as it says");
+        if let Some(key) = key
+            && self.built_moves < MEMO_MOVES
+        {
+            let line = out[mark..].to_vec();
+            self.built_moves += line.len();
+            self.built.insert(key, line);
         }
+        Some(length)
     }
 
     fn or_line(&mut self, node: &Node, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Option<Plies> {
@@ -169,8 +203,10 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
 mod tests {
     use super::*;
     use crate::position::parse_fen;
-    use crate::search::dfpn::Question;
+    use crate::search::dfpn::{Call, Cycles, Question};
+    use crate::search::mate_len::MateLen;
     use crate::search::monitor::{Control, Monitor};
+    use crate::search::verify::verify_line;
     use crate::tt::Table;
     use shakmaty::Color;
 
@@ -191,5 +227,25 @@ mod tests {
         let length = LineBuilder::new(&mut solver, 20_000_000).line(&root, bound, RootMoves::All, &mut line);
         assert_eq!(length, Some(Plies::mate_in(1)));
         assert_eq!(line.iter().map(|m| m.to_string()).collect::<Vec<_>>(), ["Ra1-a8"]);
+    }
+
+    #[test]
+    fn a_loose_proof_is_walked_once_per_position() {
+        // K+B+B v K proven at a long bound (45 moves, cycles cut): the table's lengths are
+        // loose, so the walk tries defence after defence, and their lines transpose. Each
+        // position's line is built once: 2,330 nodes here, where walking them again cost
+        // 19,685.
+        let root = Node::new(parse_fen("8/4k3/8/8/5B2/K7/8/7B w - - 0 1").unwrap());
+        let tt = Table::new(64);
+        let mut monitor = Monitor::new(Control::new(), None);
+        let question = Question { attacker: Color::White, root_moves: None, repetitions: None };
+        let mut solver = Solver::new(&tt, &mut monitor, question);
+        let call = Call { budget: Some(1_000_000), root: RootMoves::All, game_root: true, cycles: Cycles::Cut };
+        let Verdict::Proven(proof) = solver.solve(&root, Plies::mate_in(45), call) else { panic!("not proven") };
+        let mut line = Vec::new();
+        let length = LineBuilder::new(&mut solver, 5_000).line(&root, proof, RootMoves::All, &mut line);
+        assert_eq!(length, Some(Plies::mate_in(31)));
+        let pos = root.pos.clone();
+        verify_line(&pos, &line, MateLen::from_plies(line.len()), &[]).unwrap();
     }
 }
