@@ -23,7 +23,9 @@
 //!   end of it was proven by some thread for this very key.
 //!
 //! A proof, a disproof or a length read from the table is therefore always one that was
-//! stored for that key. Two threads may, rarely, place the same key in both slots of a
+//! stored for that key. The one exception to "only tightens" is [`Table::forget_proof`],
+//! which drops a proof whose subtree the table has lost (the line builder's call): a
+//! reader then sees no proof, or the true one it replaced, never a false one. Two threads may, rarely, place the same key in both slots of a
 //! bucket; both copies hold true facts, and a probe returns the first.
 //!
 //! The API hands out copies, never references. `resize` and `clear` take `&mut self`:
@@ -499,6 +501,25 @@ impl Table {
         bucket[slot].write_unlock(old, &e);
     }
 
+    /// Drops the proof recorded for `key`, with the working numbers and move that led to
+    /// it; its disproofs stay. The line builder's answer to a proof whose subtree the
+    /// table has lost: the search proves it again. Forgetting is sound with threads too:
+    /// a fact the table no longer holds is searched again, never replaced by a false one.
+    pub fn forget_proof(&self, key: u64) {
+        for slot in &self.buckets[self.bucket(key)].0 {
+            if slot.0[0].load(Ordering::Relaxed) != key {
+                continue;
+            }
+            let old = slot.lock();
+            let mut e = slot.locked_entry(old);
+            if e.key == key && !e.is_empty() && e.mate.at_most != Plies::INFINITE {
+                e.mate.at_most = Plies::INFINITE;
+                (e.pn, e.dn, e.bound, e.best) = (1, 1, Plies::ZERO, MoveCode::NONE);
+            }
+            slot.write_unlock(old, &e);
+        }
+    }
+
     fn mark_dirty(&self, bucket: usize) {
         if self.dirty_len.load(Ordering::Relaxed) as usize > DIRTY_CAP {
             return;
@@ -601,6 +622,23 @@ mod tests {
         let at_least_1 = MateRange { at_least: Plies::new(1), ..MateRange::UNKNOWN };
         t.store(42, &Record { mate: at_least_1, ..open(5, 1, 1, 0) });
         assert_eq!(t.probe(42).unwrap().mate.at_least, Plies::new(3), "the lower end only tightens");
+    }
+
+    #[test]
+    fn a_forgotten_proof_is_gone_and_the_disproofs_stay() {
+        let t = Table::new(1);
+        let range = MateRange { at_least: Plies::new(3), at_most: Plies::new(9) };
+        t.store(42, &Record { mate: range, best: MoveCode(99), ..open(9, 0, 1 << 30, 7) });
+        t.store(43, &proven(5));
+        t.forget_proof(42);
+        let e = t.probe(42).unwrap();
+        assert_eq!((e.mate.at_least, e.mate.at_most), (Plies::new(3), Plies::INFINITE));
+        assert_eq!((e.pn, e.dn, e.bound, e.best), (1, 1, Plies::ZERO, MoveCode::NONE));
+        assert_eq!(t.probe(43).unwrap().mate.at_most, Plies::new(5), "other keys keep theirs");
+        t.forget_proof(44);
+        assert!(t.probe(44).is_none(), "forgetting a key the table lacks stores nothing");
+        t.store(42, &proven(11));
+        assert_eq!(t.probe(42).unwrap().mate.at_most, Plies::new(11), "a new proof is kept");
     }
 
     #[test]

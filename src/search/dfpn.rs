@@ -180,6 +180,11 @@ impl<'a> Solver<'a> {
         self.tt.store(self.keys.of(node, plies), &record);
     }
 
+    /// Drops the proof the table records for `node` (see [`crate::tt::Table::forget_proof`]).
+    pub fn forget_proof(&self, node: &Node, bound: Plies) {
+        self.tt.forget_proof(self.keys.of(node, bound));
+    }
+
     /// Legal moves of a node, restricted at a restricted root.
     pub fn node_moves(&self, node: &Node, root: RootMoves) -> MoveList {
         let mut moves = node.pos.legal_moves();

@@ -1,7 +1,7 @@
 //! Rebuilding the forced line of a proof from the table.
 //!
 //! The builder walks down from a proven node. At an OR node it follows the child with the
-//! shortest known proof within `bound - 1` (re-proving children whose entries were lost).
+//! shortest known proof within `bound - 1`.
 //! At an AND node every defence is mated within `bound - 1`; it collects each defence's
 //! proven length and follows the longest, so the node's line is one ply longer than the
 //! longest proven defence. Every length it returns is backed by proofs of all defences,
@@ -16,6 +16,16 @@
 //! K mate in 32 met its positions hundreds of times and ran out of budget). A remembered
 //! line is a whole forced line from its node, never a link to another entry, so it stays
 //! true whatever is built later.
+//!
+//! Lost proofs. The table forgets: a proof found cheaply because an earlier search left a
+//! proven position in the table may have lost the entries below it (old entries are the
+//! first replaced), and re-proving them can cost far more than the proof did. The builder
+//! re-proves a missing piece with a small budget only (the node itself at an OR node,
+//! which stores proofs of children to follow; the missing defence at an AND node). When
+//! that fails, the piece is [`Gap::Lost`]: the builder drops the proofs on its path from
+//! the table and an OR node above tries its next proven child. What is dropped was true,
+//! so nothing false can come of it; the search then proves the mate again, through
+//! whichever subtree is now cheapest, and the builder tries again.
 
 use rustc_hash::FxHashMap;
 use shakmaty::{Move, Position};
@@ -72,24 +82,34 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
     }
 
     /// Appends to `out` a forced line from `node`, which must be proven within `bound`
-    /// plies, and returns its length (at most `bound`). None when the budget ran out or a
-    /// hard limit struck. `root` says whether this node's moves are restricted.
-    pub fn line(&mut self, node: &Node, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Option<Plies> {
+    /// plies, and returns its length (at most `bound`). `root` says whether this node's
+    /// moves are restricted.
+    pub fn line(&mut self, node: &Node, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Result<Plies, Gap> {
         if !self.visit() {
-            return None;
+            return Err(Gap::Limit);
         }
         // A restricted root is never met again, so only other nodes are remembered.
         let key = (root == RootMoves::All).then(|| self.solver.keys.of(node, bound));
         if let Some(known) = key.and_then(|k| self.built.get(&k)).filter(|l| l.len() <= usize::from(bound.get())) {
             out.extend_from_slice(known);
-            return Some(Plies::new(known.len() as u16));
+            return Ok(Plies::new(known.len() as u16));
         }
         let mark = out.len();
         let length = if node.pos.turn() == self.solver.attacker() {
             self.or_line(node, bound, root, out)
         } else {
             self.and_line(node, bound, root, out)
-        }?;
+        };
+        let length = match length {
+            Ok(length) => length,
+            Err(gap) => {
+                out.truncate(mark);
+                if gap == Gap::Lost {
+                    self.solver.forget_proof(node, bound);
+                }
+                return Err(gap);
+            }
+        };
         debug_assert_eq!(out.len() - mark, usize::from(length.get()), "a line is as long as it says");
         if let Some(key) = key
             && self.built_moves < MEMO_MOVES
@@ -98,67 +118,86 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
             self.built_moves += line.len();
             self.built.insert(key, line);
         }
-        Some(length)
+        Ok(length)
     }
 
-    fn or_line(&mut self, node: &Node, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Option<Plies> {
+    /// The line of an OR node: the child with the shortest known proof whose line can be
+    /// built. When none can (their proofs were lost), the node is proven again once,
+    /// which stores proofs of children to follow; at a restricted root, where a proof of
+    /// the node may rest on a move left out, the moves are re-proven one by one instead.
+    fn or_line(&mut self, node: &Node, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Result<Plies, Gap> {
         if bound == Plies::ZERO {
-            return None;
+            return Err(Gap::Lost);
         }
         let moves = self.solver.node_moves(node, root);
-        let hint = self.solver.best_move(node, bound);
-        // Known proofs first (shortest first, the table's move breaking ties), then the rest.
-        let mut known = Vec::new();
-        let mut rest = Vec::new();
-        for &m in &moves {
-            let child = node.play(m);
-            match self.solver.lookup(&child, bound.pred()) {
-                Some(v) if v.is_proven() => known.push((v.mate.at_most, Some(m) != hint, m, child)),
-                Some(v) if v.is_disproven() => {}
-                _ => rest.push((Some(m) != hint, m, child)),
+        for pass in 0..2 {
+            let hint = self.solver.best_move(node, bound);
+            // Known proofs first (shortest first, the table's move breaking ties), then the
+            // table's move and, at a restricted root, every other move, re-proven one by one.
+            let mut known = Vec::new();
+            let mut rest = Vec::new();
+            for &m in &moves {
+                let child = node.play(m);
+                match self.solver.lookup(&child, bound.pred()) {
+                    Some(v) if v.is_proven() => known.push((v.mate.at_most, Some(m) != hint, m, child)),
+                    Some(v) if v.is_disproven() => {}
+                    // The table's move too: a mate's last move, or a move just proven,
+                    // may have left no entry of its own.
+                    _ if root == RootMoves::Restricted || Some(m) == hint => rest.push((Some(m) != hint, m, child)),
+                    _ => {}
+                }
             }
-        }
-        known.sort_by_key(|k| (k.0, k.1));
-        rest.sort_by_key(|r| r.0);
-        let candidates =
-            known.into_iter().map(|(p, _, m, c)| (Some(p), m, c)).chain(rest.into_iter().map(|(_, m, c)| (None, m, c)));
-        for (proof, m, child) in candidates {
-            let proof = match proof {
-                Some(p) => p,
-                None => match self.solve(&child, bound.pred()) {
-                    Verdict::Proven(p) => p,
-                    Verdict::Disproven(_) => continue,
-                    // A move whose re-proof did not settle within its budget need not be
-                    // the one that mates: the next may be, while the builder may go on.
-                    Verdict::Unknown if self.may_go_on() => continue,
-                    Verdict::Unknown => return None,
-                },
-            };
-            let mark = out.len();
-            out.push(m);
-            match self.line(&child, proof, RootMoves::All, out) {
-                Some(sub) => {
-                    if sub < proof {
-                        self.solver.record_proof(&child, sub);
+            known.sort_by_key(|k| (k.0, k.1));
+            rest.sort_by_key(|r| r.0);
+            let candidates = known
+                .into_iter()
+                .map(|(p, _, m, c)| (Some(p), m, c))
+                .chain(rest.into_iter().map(|(_, m, c)| (None, m, c)));
+            for (proof, m, child) in candidates {
+                let proof = match proof {
+                    Some(p) => p,
+                    None => match self.solve(&child, bound.pred()) {
+                        Verdict::Proven(p) => p,
+                        Verdict::Disproven(_) => continue,
+                        // A move whose re-proof did not settle within its budget need not be
+                        // the one that mates: the next may be, while the builder may go on.
+                        Verdict::Unknown if self.may_go_on() => continue,
+                        Verdict::Unknown => return Err(Gap::Limit),
+                    },
+                };
+                out.push(m);
+                match self.line(&child, proof, RootMoves::All, out) {
+                    Ok(sub) => {
+                        if sub < proof {
+                            self.solver.record_proof(&child, sub);
+                        }
+                        return Ok(sub.succ());
                     }
-                    return Some(sub.succ());
-                }
-                None => {
-                    out.truncate(mark);
-                    return None;
-                }
+                    Err(Gap::Lost) => out.pop(),
+                    Err(Gap::Limit) => return Err(Gap::Limit),
+                };
+            }
+            if pass == 1 || root == RootMoves::Restricted {
+                break;
+            }
+            // No proof of a child could be followed: prove the node again.
+            self.solver.forget_proof(node, bound);
+            match self.solve(node, bound) {
+                Verdict::Proven(_) => {}
+                Verdict::Unknown if !self.may_go_on() => return Err(Gap::Limit),
+                _ => break,
             }
         }
-        None
+        Err(Gap::Lost)
     }
 
-    fn and_line(&mut self, node: &Node, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Option<Plies> {
+    fn and_line(&mut self, node: &Node, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Result<Plies, Gap> {
         let moves = self.solver.node_moves(node, root);
         if moves.is_empty() {
-            return node.pos.is_check().then_some(Plies::ZERO);
+            return if node.pos.is_check() { Ok(Plies::ZERO) } else { Err(Gap::Lost) };
         }
         if bound < Plies::new(2) {
-            return None;
+            return Err(Gap::Lost);
         }
         // Every defence is mated within bound - 1; collect each one's proven length.
         let mut defences = Vec::with_capacity(moves.len());
@@ -168,7 +207,8 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
                 Some(v) if v.is_proven() => v.mate.at_most,
                 _ => match self.solve(&child, bound.pred()) {
                     Verdict::Proven(p) => p,
-                    _ => return None,
+                    Verdict::Unknown if !self.may_go_on() => return Err(Gap::Limit),
+                    _ => return Err(Gap::Lost),
                 },
             };
             defences.push((proof, m, child));
@@ -177,26 +217,31 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
         // proof, that proof tightens (in the table too, so no subtree is walked twice for
         // it) and the next longest is tried.
         loop {
-            let i = (0..defences.len()).max_by_key(|&i| defences[i].0)?;
+            let i = (0..defences.len()).max_by_key(|&i| defences[i].0).ok_or(Gap::Lost)?;
             let (proof, m, child) = &defences[i];
             let (proof, m) = (*proof, *m);
             let mark = out.len();
             out.push(m);
-            let sub = match self.line(&child.clone(), proof, RootMoves::All, out) {
-                Some(sub) => sub,
-                None => {
-                    out.truncate(mark);
-                    return None;
-                }
-            };
+            let sub = self.line(&child.clone(), proof, RootMoves::All, out)?;
             if sub == proof {
-                return Some(sub.succ());
+                return Ok(sub.succ());
             }
             self.solver.record_proof(child, sub);
             out.truncate(mark);
             defences[i].0 = sub;
         }
     }
+}
+
+/// Why no line was built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gap {
+    /// The budget ran out or a hard limit struck.
+    Limit,
+    /// The table lost part of the proof, and proving it again within the builder's
+    /// budget did not restore it. The lost proofs are dropped from the table, so the
+    /// search proves them again (or finds another mate) before the next attempt.
+    Lost,
 }
 
 #[cfg(test)]
@@ -211,11 +256,10 @@ mod tests {
     use shakmaty::Color;
 
     #[test]
-    fn a_move_whose_re_proof_is_unknown_does_not_end_the_line() {
+    fn a_proof_whose_subtree_was_lost_is_proven_again() {
         // Ra8 mates at once. The root is recorded as a mate within 21 moves while nothing
-        // below it is in the table (entries lost), so the builder re-proves the moves in
-        // generation order; the moves before Ra8 are neither mates nor disprovable within
-        // a re-proof's budget at that bound. The builder must go on to Ra8.
+        // below it is in the table (entries lost), so the builder proves the root again
+        // and follows the move that proof found.
         let root = Node::new(parse_fen("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1").unwrap());
         let tt = Table::new(16);
         let mut monitor = Monitor::new(Control::new(), None);
@@ -225,7 +269,7 @@ mod tests {
         solver.record_proof(&root, bound);
         let mut line = Vec::new();
         let length = LineBuilder::new(&mut solver, 20_000_000).line(&root, bound, RootMoves::All, &mut line);
-        assert_eq!(length, Some(Plies::mate_in(1)));
+        assert_eq!(length, Ok(Plies::mate_in(1)));
         assert_eq!(line.iter().map(|m| m.to_string()).collect::<Vec<_>>(), ["Ra1-a8"]);
     }
 
@@ -244,7 +288,7 @@ mod tests {
         let Verdict::Proven(proof) = solver.solve(&root, Plies::mate_in(45), call) else { panic!("not proven") };
         let mut line = Vec::new();
         let length = LineBuilder::new(&mut solver, 5_000).line(&root, proof, RootMoves::All, &mut line);
-        assert_eq!(length, Some(Plies::mate_in(31)));
+        assert_eq!(length, Ok(Plies::mate_in(31)));
         let pos = root.pos.clone();
         verify_line(&pos, &line, MateLen::from_plies(line.len()), &[]).unwrap();
     }

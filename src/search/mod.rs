@@ -58,7 +58,7 @@ use shakmaty::{Chess, Color, Move, Position};
 
 use crate::tt::Table;
 use dfpn::{Call, Cycles, Question, RootMoves, Solver};
-use line::LineBuilder;
+use line::{Gap, LineBuilder};
 use mate_len::{MAX_MATE_MOVES, MateLen, Plies};
 use monitor::Monitor;
 use node::Node;
@@ -302,7 +302,8 @@ impl<'a> Search<'a> {
             Verdict::Disproven(at_least) => side.at_least = side.at_least.max(at_least),
             Verdict::Proven(p) => {
                 side.at_most = side.at_most.min(p);
-                self.build_line(side, bound);
+                // A line not built now is built by the tightening (see `tighten`).
+                let _ = self.build_line(side, bound);
             }
             Verdict::Unknown => {}
         }
@@ -310,10 +311,11 @@ impl<'a> Search<'a> {
 
     /// Builds, replays and reports the line of `side`'s shortest proof, when it lacks one.
     /// A line that cannot be built within the budget (or before a stop) is left for a
-    /// later attempt with twice the budget.
-    fn build_line(&mut self, side: &mut Side, bound: Plies) {
+    /// later attempt with twice the budget; one whose proof the table has lost in part is
+    /// left for the search to prove again ([`Gap::Lost`]).
+    fn build_line(&mut self, side: &mut Side, bound: Plies) -> Result<(), Gap> {
         if !side.needs_line() {
-            return;
+            return Ok(());
         }
         let question = Self::question(&self.params, &self.repetitions, side);
         let mut solver = Solver::new(self.tt, self.monitor, question);
@@ -324,25 +326,28 @@ impl<'a> Search<'a> {
             RootMoves::Restricted,
             &mut line,
         );
-        if built.is_none() {
-            side.line_budget = side.line_budget.saturating_mul(2);
-            return;
+        match built {
+            Err(Gap::Limit) => side.line_budget = side.line_budget.saturating_mul(2),
+            Err(Gap::Lost) => {}
+            Ok(_) => {}
         }
+        built?;
         let mate = MateLen::from_plies(line.len());
         if let Err(e) = verify_line(&self.root.pos, &line, mate, &self.params.history) {
             // Cannot happen for a sound proof; if it does, nothing of it is shown.
             debug_assert!(false, "line failed replay: {e}");
             side.at_most = Plies::INFINITE;
-            return;
+            return Ok(());
         }
         side.at_most = side.at_most.min(Plies::new(line.len() as u16));
         if side.line.as_ref().is_some_and(|b| b.len() <= line.len()) {
-            return;
+            return Ok(());
         }
         let exact = side.is_exact(line.len());
         let stats = self.stats(bound);
         (self.events)(Event::Mate { mate, exact, pv: line.clone(), stats });
         side.line = Some(line);
+        Ok(())
     }
 
     /// Runs the search to a verdict or a limit.
@@ -475,7 +480,14 @@ impl<'a> Search<'a> {
                 break;
             }
             if side.needs_line() {
-                self.build_line(side, side.at_most);
+                if self.build_line(side, side.at_most) == Err(Gap::Lost) {
+                    // The table lost part of the proof: prove the mate again (the lost
+                    // proofs were dropped, so this searches), then build its line.
+                    let bound = side.at_most;
+                    let v = self.solve(side, bound, Some(budget), Cycles::Cut);
+                    self.record(side, bound, v);
+                    budget = budget.saturating_mul(2);
+                }
                 continue;
             }
             if side.is_exact(usize::from(side.at_most.get())) {
