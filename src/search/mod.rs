@@ -325,10 +325,8 @@ impl<'a> Search<'a> {
             RootMoves::Restricted,
             &mut line,
         );
-        match built {
-            Err(Gap::Limit) => side.line_budget = side.line_budget.saturating_mul(2),
-            Err(Gap::Lost) => {}
-            Ok(_) => {}
+        if built == Err(Gap::Limit) {
+            side.line_budget = side.line_budget.saturating_mul(2);
         }
         built?;
         let mate = MateLen::from_plies(line.len());
@@ -406,8 +404,8 @@ impl<'a> Search<'a> {
                         continue; // climb at once: the next rung gets this round's budget
                     }
                     // The far bounds, the cap (the user's bound, or the longest one in
-                    // analysis) and then the long bound of a quiet mate look for mates
-                    // only: cycles are cut there.
+                    // analysis) and then the long bound of a few-men endgame look for
+                    // mates only: cycles are cut there.
                     let long = self.long_bound(side, near);
                     let mut calls: Vec<(u32, u64)> = Vec::new();
                     let mut last = near;

@@ -39,8 +39,8 @@ pub const NARROW_QUIET: usize = 10;
 /// defending king, and no queen or rook for the attacker. Minor pieces mate a lone king
 /// only by quiet manoeuvres, over up to 19 moves (two bishops) or 33 (bishop and knight);
 /// a queen or rook mates it within 16, by checks the ladder's bounds find. These
-/// positions get the long bound (see the driver) and narrowed quiet moves (see
-/// [`NARROW_QUIET`]).
+/// positions get narrowed quiet moves (see [`NARROW_QUIET`]); the driver's long bound
+/// serves every endgame of at most [`MAX_MEN`] men.
 pub fn quiet_mate(board: &Board, attacker: Color) -> bool {
     board.occupied().count() <= MAX_MEN
         && board.by_color(!attacker).count() == 1
