@@ -320,6 +320,22 @@ fn a_quiet_kbb_v_k_mate_is_found_by_the_long_bound() {
     verify_line(&pos, &pv, mate, &[]).unwrap();
 }
 
+/// Nodes within which the analysis of the K+B+B v K position below yields a proven mate
+/// with its line. With the long bound at 16 times a ladder call's budget the first proof
+/// came after 1,094,413 nodes (a mated in 41); at 64 times, after 589,673 (mated in 37).
+const KBB_LONG_SHARE_NODES: u64 = 750_000;
+
+#[test]
+fn the_long_bound_takes_most_of_an_endgames_first_rounds() {
+    // Black to move is mated in 17 (the shared K+B+B v K suite).
+    let FirstMate { pos, first, outcome } =
+        first_mate("8/3B4/8/2B5/6k1/8/8/5K2 b - - 0 1", Params::default(), KBB_LONG_SHARE_NODES);
+    let (mate, pv, nodes) = first.unwrap_or_else(|| panic!("no mate within {KBB_LONG_SHARE_NODES} nodes: {outcome:?}"));
+    assert!(nodes <= KBB_LONG_SHARE_NODES, "{nodes} nodes");
+    assert!((-45..=-17).contains(&mate.signed()), "{}", mate.signed());
+    verify_line(&pos, &pv, mate, &[]).unwrap();
+}
+
 /// Nodes the prover needed for its first proof in the K+B+B v K position below before a
 /// quiet move that proved a sibling subtree started lower: 3,257,626 (a mated in 22).
 const KBB_MATED_NODES: u64 = 2_000_000;
