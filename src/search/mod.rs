@@ -107,15 +107,19 @@ const FAR_RUNGS: std::ops::RangeInclusive<usize> = 2..=5;
 /// meet).
 const LONG_MOVES: u32 = 45;
 
-/// The long bound's budget, in multiples of one ladder call's. From the first round on
-/// the long bound gets most of an endgame's nodes: the ladder's calls settle the short
-/// mates in their small budgets, and the long mates are found at the long bound. At
-/// fixed nodes (`pnmate epd FILE --nodes N --hash 64`, a fresh table per position,
-/// found/best, 16 against 64): 60 K+B+B v K at 1M nodes 52/9 against 56/9, 40 more at
-/// 1.5M 36/8 against 38/8, 30 K+R+B v K+R 24/9 against 27/8, and 90 K+Q v K+P, K+R v K,
-/// K+Q v K+R and K+R+P v K+R alike (52/41 both). 32 gave 50/9 on the first sample, 128
-/// and the long bound alone 56/9.
-const LONG_SHARE: u64 = 64;
+/// The long bound's budget, in multiples of one ladder call's.
+const LONG_SHARE: u64 = 16;
+
+/// The long bound's budget where the defender has a bare king and the attacker no queen
+/// or rook ([`progress::quiet_mate`]: two bishops, bishop and knight): the ladder's short
+/// bounds hardly ever prove such a mate, so the long bound gets most of the nodes from
+/// the first round on. At fixed nodes (`pnmate epd FILE --nodes N --hash 64`, a fresh
+/// table per position, found/best, 16 against 64): 60 K+B+B v K at 1M 52/9 against 56/9,
+/// 40 more at 1.5M 36/8 against 38/8. Not elsewhere: there the ladder's far bounds prove
+/// many mates in their second round, which a long first call delays (80 matetrack
+/// positions of at most six men at 1M nodes: 78/72 with 16, 75/70 with 64 everywhere,
+/// 78/72 with 64 for quiet mates only; 30 K+R+B v K+R gained, 24/9 against 27/8).
+const QUIET_LONG_SHARE: u64 = 64;
 
 /// Node budget of the first alternating round; doubled each round.
 const FIRST_ROUND_BUDGET: u64 = 20_000;
@@ -422,7 +426,12 @@ impl<'a> Search<'a> {
                         }
                         last = last.max(moves);
                     }
-                    calls.extend(long.map(|m| (m, LONG_SHARE)));
+                    let share = if progress::quiet_mate(self.root.pos.board(), side.attacker) {
+                        QUIET_LONG_SHARE
+                    } else {
+                        LONG_SHARE
+                    };
+                    calls.extend(long.map(|m| (m, share)));
                     for (moves, share) in calls {
                         if self.monitor.hard_stopped() {
                             break;
