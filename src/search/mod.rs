@@ -107,7 +107,8 @@ const FAR_RUNGS: std::ops::RangeInclusive<usize> = 2..=5;
 /// meet).
 const LONG_MOVES: u32 = 45;
 
-/// The long bound's budget, in multiples of one ladder call's.
+/// The long bound's budget, in multiples of one ladder call's, except in quiet mates
+/// (see [`QUIET_LONG_SHARE`]).
 const LONG_SHARE: u64 = 16;
 
 /// The long bound's budget where the defender has a bare king and the attacker no queen
