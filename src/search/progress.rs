@@ -90,8 +90,9 @@ impl Kings {
     /// fixed nodes, `pnmate epd FILE --nodes N --hash 64`, found/best, corner against
     /// edge: 40 K+R v K at 500k 33/18 against 37/21; 40 K+R+B v K+R at 1.5M 38/18 against
     /// 40/21; 120 other endgames at 1.5M 76/50 against 80/52; 80 matetrack positions of
-    /// at most six men at 1M 78/72 either way. Once or three times the edge distance on
-    /// the 40 K+R v K: 34/17 and 37/15.)
+    /// at most six men at 1M 78/72 either way, 80 more with a queen or rook 78/73 against
+    /// 76/71, where defenders with a queen lost most. Once or three times the edge
+    /// distance on the 40 K+R v K: 34/17 and 37/15.)
     #[inline]
     pub fn distance(self) -> u32 {
         let to_mate = if self.heavy { 2 * edge_distance(self.defender) } else { corner_distance(self.defender) };
