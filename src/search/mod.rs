@@ -418,21 +418,16 @@ impl<'a> Search<'a> {
                     // The far bounds, the cap (the user's bound, or the longest one in
                     // analysis) and then the long bound of a few-men endgame look for
                     // mates only: cycles are cut there.
-                    let long = self.long_bound(side, near);
+                    let long = self.long_call(side, near);
                     let mut calls: Vec<(u32, u64)> = Vec::new();
                     let mut last = near;
                     for moves in side.far(cap).chain([cap]) {
-                        if moves > last && long != Some(moves) {
+                        if moves > last && long.is_none_or(|(m, _)| m != moves) {
                             calls.push((moves, 1));
                         }
                         last = last.max(moves);
                     }
-                    let share = if progress::quiet_mate(self.root.pos.board(), side.attacker) {
-                        QUIET_LONG_SHARE
-                    } else {
-                        LONG_SHARE
-                    };
-                    calls.extend(long.map(|m| (m, share)));
+                    calls.extend(long);
                     for (moves, share) in calls {
                         if self.monitor.hard_stopped() {
                             break;
@@ -460,15 +455,19 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// The long bound (moves) of this round for `side`, in the analysis of an endgame of
-    /// few men: see [`LONG_MOVES`]. None elsewhere, or when it is not above `near`.
-    fn long_bound(&self, side: &Side, near: u32) -> Option<u32> {
-        if self.params.mate.is_some() || self.root.pos.board().occupied().count() > progress::MAX_MEN {
+    /// The long call of this round for `side`, in the analysis of an endgame of few men:
+    /// its bound (moves, see [`LONG_MOVES`]) and its budget in ladder calls
+    /// ([`QUIET_LONG_SHARE`] in a quiet mate, else [`LONG_SHARE`]). None elsewhere, or
+    /// when the bound is not above `near`.
+    fn long_call(&self, side: &Side, near: u32) -> Option<(u32, u64)> {
+        let board = self.root.pos.board();
+        if self.params.mate.is_some() || board.occupied().count() > progress::MAX_MEN {
             return None;
         }
         let clock = self.root.clock();
         let moves = (1..=LONG_MOVES).rev().find(|&m| clock + u32::from(side.plies_for(m).get()) < CLAIM_CLOCK)?;
-        (moves > near).then_some(moves)
+        let share = if progress::quiet_mate(board, side.attacker) { QUIET_LONG_SHARE } else { LONG_SHARE };
+        (moves > near).then_some((moves, share))
     }
 
     /// Shortens a proven mate until the next shorter bound is disproven or a limit hits;
@@ -599,27 +598,36 @@ mod tests {
     use crate::position::parse_fen;
     use monitor::Control;
 
-    /// The long bound the first round of a search of `fen` asks, the near bound at 3.
-    fn long_bound(fen: &str, mate: Option<u32>) -> Option<u32> {
+    /// The long call (bound and share) the first round of a search of `fen` asks, the
+    /// near bound at 3.
+    fn long_call(fen: &str, mate: Option<u32>) -> Option<(u32, u64)> {
         let pos = parse_fen(fen).unwrap();
         let tt = Table::new(1);
         let mut monitor = Monitor::new(Control::new(), None);
         let mut events = |_| {};
         let search = Search::new(&pos, Params { mate, ..Params::default() }, &tt, &mut monitor, &mut events);
-        search.long_bound(&Side::new(pos.turn(), true), 3)
+        search.long_call(&Side::new(pos.turn(), true), 3)
     }
 
     #[test]
     fn endgame_analysis_asks_a_long_bound_below_the_fifty_move_claim() {
         let kbbk = "8/4k3/8/8/5B2/K7/8/7B w - -";
-        assert_eq!(long_bound(&format!("{kbbk} 0 1"), None), Some(LONG_MOVES));
-        assert_eq!(long_bound(&format!("{kbbk} 0 1"), Some(20)), None, "the user's bound is the question");
+        assert_eq!(long_call(&format!("{kbbk} 0 1"), None), Some((LONG_MOVES, QUIET_LONG_SHARE)));
+        assert_eq!(long_call(&format!("{kbbk} 0 1"), Some(20)), None, "the user's bound is the question");
         // 40 + (2 * 29 - 1) plies stays below the claim at 99; a mate in 30 would not.
-        assert_eq!(long_bound(&format!("{kbbk} 40 60"), None), Some(29));
-        assert_eq!(long_bound(&format!("{kbbk} 95 100"), None), None, "nothing above the near bound fits");
-        assert_eq!(long_bound("8/N2p4/1R6/3k4/1P6/5r2/5Q2/1K6 w - - 0 1", None), None, "eight men");
-        assert_eq!(long_bound("8/8/3p4/1K6/8/4k3/P7/R1N3N1 w - - 0 1", None), None, "seven men");
-        assert_eq!(long_bound("Q7/8/1k5r/8/8/8/2K5/8 w - - 0 1", None), Some(LONG_MOVES), "the defender has a rook");
-        assert_eq!(long_bound("8/8/8/8/8/5k2/3K4/N1B5 w - - 0 1", None), Some(LONG_MOVES), "a bare king");
+        assert_eq!(long_call(&format!("{kbbk} 40 60"), None), Some((29, QUIET_LONG_SHARE)));
+        assert_eq!(long_call(&format!("{kbbk} 95 100"), None), None, "nothing above the near bound fits");
+        assert_eq!(long_call("8/N2p4/1R6/3k4/1P6/5r2/5Q2/1K6 w - - 0 1", None), None, "eight men");
+        assert_eq!(long_call("8/8/3p4/1K6/8/4k3/P7/R1N3N1 w - - 0 1", None), None, "seven men");
+        assert_eq!(
+            long_call("Q7/8/1k5r/8/8/8/2K5/8 w - - 0 1", None),
+            Some((LONG_MOVES, LONG_SHARE)),
+            "the defender has a rook"
+        );
+        assert_eq!(
+            long_call("8/8/8/8/8/5k2/3K4/N1B5 w - - 0 1", None),
+            Some((LONG_MOVES, QUIET_LONG_SHARE)),
+            "a bare king"
+        );
     }
 }
