@@ -30,6 +30,16 @@
 //! choice reads one per child, so threads that mark every ply keep moving the same cache
 //! lines between cores.
 //!
+//! Unwinding: a thread that works below a node another thread has just solved works
+//! for nothing, and its own numbers (taken from the node's children when it entered
+//! them) cannot show it: an OR node's proven sibling still looks open to it until it
+//! returns. So every thread looks at the table entries of its path's nodes within
+//! [`SPREAD_PLIES`] every 1024 nodes; when one is solved, the thread unwinds to the
+//! shallowest such node, which takes the stored verdict (a verdict of the table, as
+//! sound as one read at a probe). Two threads, 52 matetrack positions, geometric mean
+//! of time(2)/time(1) in one run: 0.590 with unwinding (slowest 1.61x), 0.611 without
+//! (slowest 1.83x).
+//!
 //! The call ends for all threads when any of them answers it or the team's budget runs
 //! out (the team's recall); the answer is the first solved verdict, main thread
 //! first. Every verdict of every thread is a verdict of the same question, so any one of
