@@ -37,8 +37,8 @@
 //! [`SPREAD_PLIES`] every 1024 nodes; when one is solved, the thread unwinds to the
 //! shallowest such node, which takes the stored verdict (a verdict of the table, as
 //! sound as one read at a probe). Two threads, 52 matetrack positions, geometric mean
-//! of time(2)/time(1) in one run: 0.590 with unwinding (slowest 1.61x), 0.611 without
-//! (slowest 1.83x).
+//! of time(2)/time(1) in one run: 0.590 with unwinding (slowest 1.61x), 0.604 without
+//! (slowest 1.83x); a second run with unwinding 0.585 (50 positions, slowest 2.44x).
 //!
 //! The call ends for all threads when any of them answers it or the team's budget runs
 //! out (the team's recall); the answer is the first solved verdict, main thread
