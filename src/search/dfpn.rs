@@ -93,9 +93,9 @@ pub struct Solver<'a> {
     pub seldepth: usize,
     /// The marks of a multi-threaded search (see `parallel`); None on one thread.
     busy: Option<&'a Busy>,
-    /// With threads: the keys and bounds of the path's nodes below the root within
-    /// [`SPREAD_PLIES`], by ply (index 0 unused), checked every [`SPINE_CHECK`] nodes for
-    /// a verdict another thread stored.
+    /// With threads: the keys and bounds of the path's nodes within [`SPREAD_PLIES`], by
+    /// ply, checked (all but the root) every [`SPINE_CHECK`] nodes for a verdict another
+    /// thread stored.
     spine: Vec<(u64, Plies)>,
     /// With threads: the ply of a path node another thread solved; the search unwinds to it.
     unwind_to: Option<usize>,
@@ -276,7 +276,7 @@ impl<'a> Solver<'a> {
     fn watch_spine(&mut self, ply: usize, here: Option<(u64, Plies)>) {
         self.spine.truncate(ply);
         if let Some(here) = here {
-            self.spine.resize(ply, (0, Plies::mate_in(0)));
+            debug_assert_eq!(self.spine.len(), ply, "every node within SPREAD_PLIES is on the spine");
             self.spine.push(here);
         }
         if self.unwind_to.is_some() || self.monitor.nodes() < self.next_spine_check {
@@ -325,22 +325,17 @@ impl<'a> Solver<'a> {
             Expansion::Decided(value, best) => (value, best),
             Expansion::Open => loop {
                 let Aggregate { value: v, mut best, mut second, runner_up } = aggregate(or, &children);
-                if v.is_solved() || v.pn >= th_pn || v.dn >= th_dn || self.monitor.aborted() {
+                let unwinding = self.unwind_to.is_some_and(|to| to < ply);
+                if v.is_solved() || v.pn >= th_pn || v.dn >= th_dn || self.monitor.aborted() || unwinding {
                     break (v, best_move(or, &v, &children, best));
                 }
-                if let Some(to) = self.unwind_to {
-                    if to < ply {
-                        break (v, best_move(or, &v, &children, best));
-                    }
-                    self.unwind_to = None;
-                    // This node was solved by another thread: its verdict ends the work here.
-                    if to == ply
-                        && let Some((_, key)) = mark
-                        && let Some(e) = self.tt.probe(key)
-                        && let Some(known) = Value::from_entry(&e, r).filter(Value::is_solved)
-                    {
-                        break (known, e.best);
-                    }
+                // This node was solved by another thread: its verdict ends the work here.
+                if self.unwind_to.take() == Some(ply)
+                    && let Some((_, key)) = mark
+                    && let Some(e) = self.tt.probe(key)
+                    && let Some(known) = Value::from_entry(&e, r).filter(Value::is_solved)
+                {
+                    break (known, e.best);
                 }
                 if let Some(busy) = self.busy.filter(|_| ply + 1 < SPREAD_PLIES) {
                     // Other threads' marks are read by key, so every child needs its key.
