@@ -32,6 +32,7 @@ use crate::limits::DEFAULT_FALLBACK_DEPTH;
 use crate::search::monitor::Control;
 use crate::search::movecode::MoveCode;
 use crate::search::node::Node;
+use crate::search::progress::edge_distance;
 
 /// The score of a mate in 0 (from the mated side's view, negated).
 const MATE: i32 = 100_000;
@@ -52,9 +53,7 @@ fn piece_value(role: Role) -> i32 {
 
 /// How far `sq` is from the centre, 0 (centre) to 3 (edge).
 fn edge_closeness(sq: Square) -> i32 {
-    let f = i32::from(sq.file() as u8);
-    let r = i32::from(sq.rank() as u8);
-    (f - 3).max(4 - f).max((r - 3).max(4 - r)) - 1
+    3 - edge_distance(sq) as i32
 }
 
 fn distance(a: Square, b: Square) -> i32 {

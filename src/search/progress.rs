@@ -211,7 +211,7 @@ fn corner_distance(sq: Square) -> u32 {
 
 /// How many king steps `sq` is from the nearest edge: 0 on the edge, 3 in the centre.
 #[inline]
-fn edge_distance(sq: Square) -> u32 {
+pub fn edge_distance(sq: Square) -> u32 {
     let file = u32::from(sq.file());
     let rank = u32::from(sq.rank());
     file.min(7 - file).min(rank).min(7 - rank)
