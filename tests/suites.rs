@@ -342,6 +342,18 @@ fn the_long_bound_takes_most_of_a_quiet_mates_first_rounds() {
     long_bound_mate_within("8/3B4/8/2B5/6k1/8/8/5K2 b - - 0 1", KBB_LONG_SHARE_NODES, 16, -45..=-17);
 }
 
+/// Nodes within which the analysis of the K+B+B v K position below yields a proven mate
+/// with its line, with a 64 MB table. While the progress numbers counted the defending
+/// king's corner distance once, the first proof came after 499,371 nodes; counted twice,
+/// after 335,744.
+const KBB_CORNER_NODES: u64 = 420_000;
+
+#[test]
+fn two_bishops_drive_the_lone_king_to_a_corner() {
+    // Black to move is mated in 15 (the shared K+B+B v K suite).
+    long_bound_mate_within("3K4/8/8/3B4/8/8/1B4k1/8 b - - 0 1", KBB_CORNER_NODES, 64, -45..=-15);
+}
+
 /// Nodes within which the analysis of the K+R v K position below yields a proven mate
 /// with its line, with a 64 MB table. While the progress numbers counted the defending
 /// king's distance from a corner in every ending, the first proof came after 617,416
