@@ -354,6 +354,18 @@ fn two_bishops_drive_the_lone_king_to_a_corner() {
     long_bound_mate_within("3K4/8/8/3B4/8/8/1B4k1/8 b - - 0 1", KBB_CORNER_NODES, 64, -45..=-15);
 }
 
+/// Nodes within which the analysis of the K+B+B v K position below yields a proven mate
+/// with its line, with a 64 MB table. While the flights a quiet move leaves only broke
+/// ties among the moves a quiet mate keeps, the first proof came after 659,290 nodes;
+/// added to their proof numbers, after 207,127.
+const KBB_FLIGHTS_NODES: u64 = 300_000;
+
+#[test]
+fn the_bishop_step_that_takes_flights_is_searched_first() {
+    // Black to move is mated in 17 (the shared K+B+B v K suite).
+    long_bound_mate_within("8/8/7K/5k2/2B5/8/7B/8 b - - 0 1", KBB_FLIGHTS_NODES, 64, -45..=-17);
+}
+
 /// Nodes within which the analysis of the K+R v K position below yields a proven mate
 /// with its line, with a 64 MB table. While the progress numbers counted the defending
 /// king's distance from a corner in every ending, the first proof came after 617,416

@@ -235,7 +235,12 @@ impl Solver<'_> {
     /// Keeps the [`NARROW_QUIET`] most promising quiet moves of an OR node of a
     /// [`quiet_mate`], in a call that only looks for mates (cycles cut): those with the
     /// smallest progress number, ties going to the move that leaves the defending king
-    /// the fewest flights ([`Flights`]), in that order. The moves left out stand for one child that fails on
+    /// the fewest flights ([`Flights`]), in that order; the flights are then added to the
+    /// kept moves' proof numbers (nodes to the first proof, `solve FEN --nodes 4000000
+    /// --hash 64`, geometric mean over two samples of 40 K+B+B v K mates of 13 moves or
+    /// more: 339,811 and 325,521 without, 313,560 and 289,330 with the flights, 332,149
+    /// with twice them; 80 matetrack positions of at most six men without queen or rook
+    /// kept 78/72 at 1M nodes). The moves left out stand for one child that fails on
     /// this path ([`Value::repetition`]): a proof through the kept moves is a proof, and
     /// a failure of every kept move is path-dependent, so it is neither stored nor
     /// reported, as a failure that rests on a cut cycle is not.
@@ -260,7 +265,15 @@ impl Solver<'_> {
         self.scratch.extend_from_slice(&children[start..]);
         let left_out = self.scratch[index(order[NARROW_QUIET])].mv;
         children.truncate(start);
-        children.extend(order[..NARROW_QUIET].iter().map(|&key| self.scratch[index(key)]));
+        // A kept move starts at its progress number plus the flights it leaves: among the
+        // bishop steps, which leave the kings alike, the flights stay the measure of
+        // progress after the first choice, not only its tie-break.
+        let flights_of = |key: u64| (key >> 32) as u8 as u32;
+        children.extend(order[..NARROW_QUIET].iter().map(|&key| {
+            let child = self.scratch[index(key)];
+            let value = Value::open(PnDn(child.value.pn.0 + flights_of(key)), child.value.dn);
+            Child { value, ..child }
+        }));
         children.push(Child {
             mv: left_out,
             key: 0,
