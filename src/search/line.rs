@@ -38,6 +38,11 @@ use super::value::Verdict;
 /// Nodes one re-proof inside the builder may spend.
 const PER_CALL_BUDGET: u64 = 100_000;
 
+/// Positions the builder may still walk after a hard limit struck (a stop, the deadline,
+/// the node limit): enough for the line of any proof the table holds whole (a K+B+B v K
+/// mate in 34 over a loose proof walks about 2,300), at a few microseconds each.
+const AFTER_STOP_VISITS: u64 = 20_000;
+
 /// The most moves the remembered lines of one build hold (8 MB): beyond it, lines are
 /// built as before, without being remembered.
 const MEMO_MOVES: usize = 1 << 20;
@@ -45,10 +50,13 @@ const MEMO_MOVES: usize = 1 << 20;
 /// Builds forced lines within a node budget. Re-proofs obey the search's hard limits too
 /// (stop, deadline, node limit): a line that needs them after a stop is not built, and
 /// the driver reports the proof without it. Lines the table holds complete are built
-/// without any search, so they still come out after a stop.
+/// without any search (mates in one are seen on the board), so they still come out after
+/// a stop, within [`AFTER_STOP_VISITS`].
 pub struct LineBuilder<'s, 'a> {
     solver: &'s mut Solver<'a>,
     budget: u64,
+    /// Positions left to walk once a hard limit has struck.
+    after_stop: u64,
     /// The lines built so far, by their node's key at the bound asked.
     built: FxHashMap<u64, Vec<Move>>,
     /// Moves held by `built`.
@@ -58,7 +66,7 @@ pub struct LineBuilder<'s, 'a> {
 impl<'s, 'a> LineBuilder<'s, 'a> {
     /// A builder over `solver` that may spend `budget` nodes in all.
     pub fn new(solver: &'s mut Solver<'a>, budget: u64) -> Self {
-        LineBuilder { solver, budget, built: FxHashMap::default(), built_moves: 0 }
+        LineBuilder { solver, budget, after_stop: AFTER_STOP_VISITS, built: FxHashMap::default(), built_moves: 0 }
     }
 
     fn solve(&mut self, node: &Node, bound: Plies) -> Verdict {
@@ -70,11 +78,18 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
         self.budget > 0 && !self.solver.monitor.hard_stopped()
     }
 
-    /// Counts one position the builder expands, against its budget and the search's
-    /// limits; false when the builder must give up.
+    /// Counts one position the builder expands, against its budget (and, once a hard
+    /// limit has struck, against [`AFTER_STOP_VISITS`]); false when the builder must give
+    /// up.
     fn visit(&mut self) -> bool {
-        if !self.may_go_on() {
+        if self.budget == 0 {
             return false;
+        }
+        if self.solver.monitor.hard_stopped() {
+            if self.after_stop == 0 {
+                return false;
+            }
+            self.after_stop -= 1;
         }
         self.budget -= 1;
         self.solver.monitor.count(1);
@@ -130,6 +145,12 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
             return Err(Gap::Lost);
         }
         let moves = self.solver.node_moves(node, root);
+        // A mate on the board needs no proof from the table (which may hold none: a mated
+        // position has no entry of its own), and no line is shorter.
+        if let Some(&m) = moves.iter().find(|&&m| node.is_mate_after(m)) {
+            out.push(m);
+            return Ok(Plies::mate_in(1));
+        }
         for pass in 0..2 {
             let hint = self.solver.best_move(node, bound);
             // Known proofs first (shortest first, the table's move breaking ties), then the
@@ -205,6 +226,7 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
             let child = node.play(m);
             let proof = match self.solver.lookup(&child, bound.pred()) {
                 Some(v) if v.is_proven() => v.mate.at_most,
+                _ if child.mating_move().is_some() => Plies::mate_in(1),
                 _ => match self.solve(&child, bound.pred()) {
                     Verdict::Proven(p) => p,
                     Verdict::Unknown if !self.may_go_on() => return Err(Gap::Limit),
@@ -271,6 +293,26 @@ mod tests {
         let length = LineBuilder::new(&mut solver, 20_000_000).line(&root, bound, RootMoves::All, &mut line);
         assert_eq!(length, Ok(Plies::mate_in(1)));
         assert_eq!(line.iter().map(|m| m.to_string()).collect::<Vec<_>>(), ["Ra1-a8"]);
+    }
+
+    #[test]
+    fn a_line_the_table_holds_is_built_after_a_stop() {
+        // 1. Qf3 Kd6 2. Qd5#, proven; then the search is stopped. The mates in one at the
+        // end are seen on the board, the rest is in the table: no search is needed.
+        let root = Node::new(parse_fen("8/1R6/8/4k3/1K4B1/2N4Q/8/8 w - - 0 1").unwrap());
+        let tt = Table::new(1);
+        let control = Control::new();
+        let mut monitor = Monitor::new(std::sync::Arc::clone(&control), None);
+        let question = Question { attacker: Color::White, root_moves: None, repetitions: None };
+        let mut solver = Solver::new(&tt, &mut monitor, question);
+        let call = Call { budget: Some(100_000), root: RootMoves::All, game_root: true, cycles: Cycles::Search };
+        let Verdict::Proven(proof) = solver.solve(&root, Plies::mate_in(2), call) else { panic!("not proven") };
+        control.stop();
+        let mut line = Vec::new();
+        let length = LineBuilder::new(&mut solver, 1_000).line(&root, proof, RootMoves::All, &mut line);
+        assert_eq!(length, Ok(Plies::mate_in(2)));
+        verify_line(&root.pos, &line, MateLen::mate_in(2), &[]).unwrap();
+        assert_eq!(line[0].to_string(), "Qh3-f3");
     }
 
     #[test]

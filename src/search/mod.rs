@@ -488,11 +488,11 @@ impl<'a> Search<'a> {
         }
         let mut budget = FIRST_ROUND_BUDGET;
         loop {
-            if self.monitor.hard_stopped() {
-                break;
-            }
             if side.needs_line() {
-                if self.build_line(side, side.at_most) == Err(Gap::Lost) {
+                // After a stop the builder still walks what the table holds, so a proof
+                // found just before the deadline is shown with its line.
+                let stopped = self.monitor.hard_stopped();
+                if self.build_line(side, side.at_most) == Err(Gap::Lost) && !stopped {
                     // The table lost part of the proof: prove the mate again (the lost
                     // proofs were dropped, so this searches), then build its line.
                     let bound = side.at_most;
@@ -500,9 +500,12 @@ impl<'a> Search<'a> {
                     self.record(side, bound, v);
                     budget = budget.saturating_mul(2);
                 }
+                if stopped {
+                    break;
+                }
                 continue;
             }
-            if side.is_exact(usize::from(side.at_most.get())) {
+            if self.monitor.hard_stopped() || side.is_exact(usize::from(side.at_most.get())) {
                 break;
             }
             let shorter = side.at_most.shorter();
@@ -597,6 +600,33 @@ mod tests {
     use super::*;
     use crate::position::parse_fen;
     use monitor::Control;
+
+    #[test]
+    fn a_mate_proven_as_a_limit_strikes_comes_with_its_line() {
+        // 1. Qf3 Kd6 2. Qd5#. Whatever node limit stops the search, a mate it proved is
+        // shown with its line: when the limit strikes with the last node of the proof, the
+        // line is still built from the table. (Before, 14 of these limits ended in "mate
+        // 2 proven; its line was not built".)
+        let pos = parse_fen("8/1R6/8/4k3/1K4B1/2N4Q/8/8 w - - 0 1").unwrap();
+        let mut mates = 0;
+        for limit in 1..=200 {
+            let tt = Table::new(1);
+            let mut monitor = Monitor::new(Control::new(), Some(limit));
+            let mut unshown = false;
+            let mut events = |e: Event| unshown |= matches!(e, Event::MateUnshown { .. });
+            let outcome = Search::new(&pos, Params::default(), &tt, &mut monitor, &mut events).run();
+            assert!(!unshown, "limit {limit}: a mate reported without its line");
+            match outcome {
+                Outcome::Unknown => {}
+                Outcome::Mate { moves: 2, pv, .. } => {
+                    verify_line(&pos, &pv, MateLen::mate_in(2), &[]).unwrap();
+                    mates += 1;
+                }
+                other => panic!("limit {limit}: {other:?}"),
+            }
+        }
+        assert!(mates > 100, "the mate takes about 100 nodes to prove");
+    }
 
     /// The long call (bound and share) the first round of a search of `fen` asks, the
     /// near bound at 3.

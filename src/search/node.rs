@@ -90,6 +90,11 @@ impl Node {
         pos.play_unchecked(m);
         pos.is_checkmate()
     }
+
+    /// A legal move that checkmates at once, if there is one.
+    pub fn mating_move(&self) -> Option<Move> {
+        self.pos.legal_moves().into_iter().find(|&m| self.is_mate_after(m))
+    }
 }
 
 #[cfg(test)]
