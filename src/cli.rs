@@ -64,7 +64,8 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
     if mate == Some(0) || hash == 0 || hash > 65536 || !(1..=MAX_THREADS).contains(&threads) {
         return fail("--mate must be at least 1, --hash in 1..65536 and --threads in 1..1024");
     }
-    let tt = Table::new(hash);
+    let mut tt = Table::new(hash);
+    tt.finish_touching(); // the time limit starts with the table in memory
     if all {
         return run_all_keys(&pos, mate.unwrap_or(1), SolveLimits { nodes, time }, &tt, threads, json);
     }

@@ -230,6 +230,17 @@ impl Engine {
         }
     }
 
+    /// Finishes what earlier commands set going (faulting in a new table's pages), so
+    /// that `readyok` means the next search starts at full speed. While a search runs,
+    /// returns at once.
+    pub fn ready(&mut self) {
+        if self.running.as_ref().is_none_or(|r| r.handle.is_finished())
+            && let Some(tt) = Arc::get_mut(&mut self.tt)
+        {
+            tt.finish_touching();
+        }
+    }
+
     /// Starts a new game: forgets the table.
     pub fn new_game(&mut self) {
         self.clear_hash();

@@ -76,6 +76,7 @@ pub fn run(
     let jobs = settings.jobs.max(1).min(entries.len().max(1));
     let work = || {
         let mut tt = Table::new(settings.hash);
+        tt.finish_touching(); // the first position's time starts with the table in memory
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(entry) = entries.get(i) else { break };

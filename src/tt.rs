@@ -30,8 +30,9 @@
 //!
 //! The API hands out copies, never references. `resize` and `clear` take `&mut self`:
 //! the type system keeps them between searches, when no thread holds the table.
-//! The memory is mapped zeroed, so a table of any size is ready at once and pages are
-//! only touched when a search writes to them; a failed allocation is an error, not an
+//! The memory is mapped zeroed, so a table of any size is ready at once; a thread faults
+//! its pages in meanwhile, so that searches do not pay for first touches out of their
+//! time. A size beyond the memory available, or a failed allocation, is an error, not an
 //! abort, and leaves the previous table in place.
 //!
 //! The table knows nothing of chess: keys are built by the search (`search::query`),
@@ -39,7 +40,8 @@
 
 #[cfg(not(unix))]
 use std::alloc::{Layout, alloc_zeroed};
-use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering, fence};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering, fence};
 
 use crate::search::mate_len::{MateRange, Plies};
 use crate::search::movecode::MoveCode;
@@ -253,18 +255,61 @@ fn available_memory() -> Option<u64> {
     Some(field("MemAvailable:")? + field("SwapFree:").unwrap_or(0))
 }
 
-/// Zeroed memory for the buckets, owned. On Unix it is an anonymous mapping: the kernel
-/// hands out zero pages as they are first touched, so a table of any size is ready at
-/// once (the global allocator would have to clear memory aligned to a cache line itself).
+/// Zeroed memory for the buckets, owned. On Unix it is an anonymous mapping, which reads
+/// as zeros (the global allocator would have to clear memory aligned to a cache line
+/// itself).
+///
+/// Every page is faulted in when the table is made, by a thread of its own for a table of
+/// a huge page or more ([`Toucher`]): the first touch of a page costs a fault, and that of
+/// a huge page may stall for a memory compaction (5 to 120 ms on the first search with a
+/// 64 MB table, measured on a shared VM). Left to the search, that is taken from a move's
+/// time; done here, a `setoption name Hash` still returns at once, and a search that
+/// starts before the touch is done only faults the pages not yet reached.
 struct Buckets {
     ptr: std::ptr::NonNull<Bucket>,
     len: usize,
+    toucher: Option<Toucher>,
 }
 
 // SAFETY: `Buckets` owns its memory like a Box<[Bucket]>; Bucket is Sync (atomics).
 unsafe impl Send for Buckets {}
 // SAFETY: as above; shared access only ever goes through the atomics.
 unsafe impl Sync for Buckets {}
+
+/// Bytes from which the pages are faulted in by a thread rather than at once.
+const TOUCH_IN_THREAD: usize = 2 << 20;
+
+/// The thread faulting in the pages of fresh buckets: it writes each page's first word
+/// with an atomic compare-exchange of the value it holds, which keeps whatever a
+/// search may have stored there meanwhile. [`Buckets`] stops and joins it before the memory is unmapped, and waits for
+/// it before any exclusive access.
+struct Toucher {
+    cancel: Arc<AtomicBool>,
+    handle: std::thread::JoinHandle<()>,
+}
+
+/// The buckets' address, for the toucher's thread.
+struct BucketsPtr(*const Bucket);
+
+// SAFETY: the toucher only reaches the buckets through their atomics, and is joined
+// before the memory goes (see `Toucher`).
+unsafe impl Send for BucketsPtr {}
+
+/// Faults in the pages of `len` buckets at `ptr`, until done or `cancel` is set.
+fn touch_pages(ptr: &BucketsPtr, len: usize, cancel: &AtomicBool) {
+    const PAGE_BUCKETS: usize = 4096 / std::mem::size_of::<Bucket>();
+    for i in (0..len).step_by(PAGE_BUCKETS) {
+        if cancel.load(Ordering::Relaxed) {
+            return;
+        }
+        // SAFETY: `i < len`, and the buckets stay mapped until the toucher is joined.
+        let word = unsafe { &(*ptr.0.add(i)).0[0].0[0] };
+        // A write of the value there (an idempotent `fetch_or(0)` is compiled to a load,
+        // which maps the shared zero page instead).
+        let v = word.load(Ordering::Relaxed);
+        let _ = word.compare_exchange(v, v, Ordering::Relaxed, Ordering::Relaxed);
+    }
+}
 
 impl Buckets {
     /// `n` (at least 1) empty buckets, or None when the memory cannot be had.
@@ -290,7 +335,27 @@ impl Buckets {
         let ptr = unsafe { alloc_zeroed(Layout::array::<Bucket>(n).ok()?) as *mut Bucket };
         let ptr = std::ptr::NonNull::new(ptr)?;
         advise_huge_pages(ptr.as_ptr() as *mut u8, bytes);
-        Some(Buckets { ptr, len: n })
+        let mut buckets = Buckets { ptr, len: n, toucher: None };
+        let at = BucketsPtr(ptr.as_ptr());
+        if bytes < TOUCH_IN_THREAD {
+            touch_pages(&at, n, &AtomicBool::new(false));
+            return Some(buckets);
+        }
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&cancel);
+        let spawned = std::thread::Builder::new().name("pnmate-tt-touch".into()).spawn(move || {
+            touch_pages(&at, n, &flag);
+        });
+        // Without a thread the pages are faulted in by the searches, as they reach them.
+        buckets.toucher = spawned.ok().map(|handle| Toucher { cancel, handle });
+        Some(buckets)
+    }
+
+    /// Waits until every page is faulted in.
+    fn finish_touching(&mut self) {
+        if let Some(t) = self.toucher.take() {
+            let _ = t.handle.join();
+        }
     }
 }
 
@@ -304,16 +369,21 @@ impl std::ops::Deref for Buckets {
 
 impl std::ops::DerefMut for Buckets {
     fn deref_mut(&mut self) -> &mut [Bucket] {
-        // SAFETY: as in deref, and `&mut self` makes the access exclusive.
+        self.finish_touching();
+        // SAFETY: as in deref; `&mut self` and the toucher's end make the access exclusive.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 }
 
 impl Drop for Buckets {
     fn drop(&mut self) {
+        if let Some(t) = self.toucher.take() {
+            t.cancel.store(true, Ordering::Relaxed);
+            let _ = t.handle.join();
+        }
         let bytes = self.len * std::mem::size_of::<Bucket>();
-        // SAFETY: the memory was obtained in `zeroed` with exactly this size and is not
-        // used after this.
+        // SAFETY: the memory was obtained in `zeroed` with exactly this size, and no one
+        // uses it after this (the toucher has ended).
         unsafe {
             #[cfg(unix)]
             libc::munmap(self.ptr.as_ptr() as *mut libc::c_void, bytes);
@@ -402,6 +472,11 @@ impl Table {
         Ok(())
     }
 
+    /// Waits until every page of the table is backed by memory (see [`Buckets`]).
+    pub fn finish_touching(&mut self) {
+        self.buckets.finish_touching();
+    }
+
     /// Forgets everything, keeping the size.
     pub fn clear(&mut self) {
         let claimed = *self.dirty_len.get_mut() as usize;
@@ -410,11 +485,13 @@ impl Table {
             // buckets.
             unsafe { std::ptr::write_bytes(self.buckets.as_mut_ptr(), 0, self.buckets.len()) };
         } else {
-            for d in &mut self.dirty[..claimed] {
-                let b = *d.get_mut() as usize;
-                for slot in &mut self.buckets[b].0 {
-                    for w in &mut slot.0 {
-                        *w.get_mut() = 0;
+            // Through the atomics: a fresh table's pages may still be being faulted in,
+            // which a clear of a few buckets need not wait for.
+            for d in &self.dirty[..claimed] {
+                let b = d.load(Ordering::Relaxed) as usize;
+                for slot in &self.buckets[b].0 {
+                    for w in &slot.0 {
+                        w.store(0, Ordering::Relaxed);
                     }
                 }
             }
@@ -661,6 +738,41 @@ mod tests {
         t.store(7, &open(3, 5, 5, 1));
         t.store(8, &open(3, 5, 5, 1));
         assert!(t.probe(1).is_none(), "an old generation's entry goes first, even solved");
+    }
+
+    /// How many of the table's pages are backed by memory of their own (not the shared
+    /// zero page a read maps), of how many: the "exclusively mapped" bit of each page in
+    /// /proc/self/pagemap.
+    #[cfg(target_os = "linux")]
+    fn own_pages(t: &Table) -> (usize, usize) {
+        use std::io::{Read, Seek, SeekFrom};
+        const EXCLUSIVE: u64 = 1 << 56;
+        let start = t.buckets.as_ptr() as u64 / 4096;
+        let pages = std::mem::size_of_val(&*t.buckets).div_ceil(4096);
+        let mut map = std::fs::File::open("/proc/self/pagemap").unwrap();
+        map.seek(SeekFrom::Start(start * 8)).unwrap();
+        let mut raw = vec![0u8; pages * 8];
+        map.read_exact(&mut raw).unwrap();
+        let own = raw.chunks_exact(8).filter(|e| u64::from_le_bytes((*e).try_into().unwrap()) & EXCLUSIVE != 0);
+        (own.count(), pages)
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_new_table_is_backed_by_memory_and_keeps_what_was_stored_meanwhile() {
+        let mut t = Table::new(64);
+        // These stores race with the thread faulting the pages in: each must survive it.
+        // (Few of them, or they would fault in every huge page themselves.)
+        let keys: Vec<u64> = (1..8u64).map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+        for (i, &k) in keys.iter().enumerate() {
+            t.store(k, &open(1, i as u32 + 1, 1, 1));
+        }
+        t.finish_touching();
+        let (own, pages) = own_pages(&t);
+        assert_eq!(own, pages, "every page backed once the touch is done");
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(t.probe(k).map(|e| e.pn), Some(i as u32 + 1), "key {i}");
+        }
     }
 
     #[test]

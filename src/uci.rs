@@ -337,7 +337,10 @@ pub fn handshake() -> Vec<String> {
 pub fn handle(engine: &mut Engine, command: Command, out: &Out) -> bool {
     match command {
         Command::Uci => emit(out, &handshake()),
-        Command::IsReady => emit(out, &["readyok".into()]),
+        Command::IsReady => {
+            engine.ready();
+            emit(out, &["readyok".into()])
+        }
         Command::Debug(_) | Command::Register | Command::Empty => {}
         Command::UciNewGame => engine.new_game(),
         Command::SetOption { name, value } => match engine.set_option(&name, value.as_deref()) {

@@ -179,6 +179,27 @@ fn case_8_a_go_right_behind_setoption_hash_answers_in_time() {
     assert!(started.elapsed() < Duration::from_millis(1000), "bestmove after {:?}", started.elapsed());
 }
 
+/// Resident memory of process `pid`, in MB (Linux).
+#[cfg(target_os = "linux")]
+fn resident_mb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() / 1024
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn case_8_readyok_after_setoption_hash_means_the_table_is_in_memory() {
+    // The table's pages are faulted in by a thread (so that a go right behind the
+    // setoption is not held up); `isready` waits for it, so that no search after
+    // `readyok` pays for first touches out of its time.
+    let mut s = Session::start();
+    s.send("setoption name Hash value 512");
+    s.sync();
+    let rss = resident_mb(s.pid());
+    assert!(rss >= 512, "resident {rss} MB after readyok");
+}
+
 #[test]
 fn commands_are_heard_at_once_in_every_phase_of_a_search() {
     let mut s = Session::start();

@@ -41,6 +41,11 @@ impl Session {
         Session { child, stdin, lines: rx, log: Vec::new() }
     }
 
+    /// The engine's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends raw bytes (a newline is not added).
     pub fn send_raw(&mut self, bytes: &[u8]) {
         let stdin = self.stdin.as_mut().expect("stdin open");
