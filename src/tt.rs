@@ -280,9 +280,10 @@ unsafe impl Sync for Buckets {}
 const TOUCH_IN_THREAD: usize = 2 << 20;
 
 /// The thread faulting in the pages of fresh buckets: it writes each page's first word
-/// with an atomic compare-exchange of the value it holds, which keeps whatever a
-/// search may have stored there meanwhile. [`Buckets`] stops and joins it before the memory is unmapped, and waits for
-/// it before any exclusive access.
+/// with an atomic compare-exchange of the value it holds, which keeps whatever a search
+/// may have stored there meanwhile (a writer's store between its load and its exchange
+/// makes the exchange fail, changing nothing). [`Buckets`] stops and joins it before the
+/// memory is unmapped, and waits for it before any exclusive access.
 struct Toucher {
     cancel: Arc<AtomicBool>,
     handle: std::thread::JoinHandle<()>,
