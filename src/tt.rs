@@ -378,10 +378,10 @@ impl std::ops::DerefMut for Buckets {
 
 impl Drop for Buckets {
     fn drop(&mut self) {
-        if let Some(t) = self.toucher.take() {
+        if let Some(t) = &self.toucher {
             t.cancel.store(true, Ordering::Relaxed);
-            let _ = t.handle.join();
         }
+        self.finish_touching();
         let bytes = self.len * std::mem::size_of::<Bucket>();
         // SAFETY: the memory was obtained in `zeroed` with exactly this size, and no one
         // uses it after this (the toucher has ended).
