@@ -21,7 +21,9 @@
 //! own (best move and bounds per position, for ordering and cut-offs, kept by the engine
 //! between a game's moves; a repetition draw found below a position can leak into its
 //! stored score, which costs nothing but accuracy since nothing here is claimed), late
-//! quiet moves reduced, null move for the side not behind in material, one extra ply
+//! quiet moves reduced by about ln(depth) ln(index) / 2 and the latest ones pruned near
+//! the leaves, reverse futility near the leaves, null move for the side not behind in
+//! material, one extra ply
 //! for a check with at most two replies, table move, killer and history ordering, and a
 //! quiescence search of captures (of every evasion when in check).
 
@@ -588,6 +590,14 @@ impl Fallback<'_> {
                 return score;
             }
         }
+        // Reverse futility: a quiet node off the principal variation whose evaluation
+        // stands far enough above beta is cut without a search.
+        let static_eval = if in_check { None } else { Some(evaluate(pos)) };
+        if let Some(eval) = static_eval.filter(|_| !on_pv && depth <= 5 && beta.abs() < MATE_BOUND) {
+            if eval - 90 * depth as i32 >= beta {
+                return eval;
+            }
+        }
         self.path.push(h);
         if let Some(score) = self.null_move(pos, depth, beta, ply, on_pv || in_check) {
             self.path.pop();
@@ -608,8 +618,11 @@ impl Fallback<'_> {
                 -self.search(&after, depth - 1, -beta, -alpha, ply + 1, child_on_pv)
             } else {
                 let quiet = !m.is_capture() && !m.is_promotion() && !in_check && !after.pos.is_check();
-                let reduction = if quiet && depth >= 3 && i >= 3 {
-                    (1 + u32::from(depth >= 6 && i >= 8)).min(depth - 2)
+                if quiet && !on_pv && depth <= 4 && i as u32 >= 3 + depth * depth {
+                    continue;
+                }
+                let reduction = if quiet && depth >= 3 && i >= 2 {
+                    late_move_reduction(depth, i).min(depth - 2)
                 } else {
                     0
                 };
@@ -664,6 +677,12 @@ impl Fallback<'_> {
         }
         best
     }
+}
+
+/// How many plies a late quiet move is searched shallower: about ln(depth) ln(index) / 2.
+fn late_move_reduction(depth: u32, index: usize) -> u32 {
+    let r = 0.5 + (depth as f64).ln() * (index as f64).ln() / 2.0;
+    r as u32
 }
 
 /// Chooses a legal move by iterative deepening within `time` and `max_depth` plies (at
@@ -922,10 +941,10 @@ mod tests {
         // table and needs far fewer nodes (a game's next move profits the same way).
         let pos = parse_fen("8/8/1r6/2k5/8/7K/4Q3/8 w - - 0 1").unwrap();
         let mut table = Table::new();
-        let search = |t: &mut Table| choose_move(&pos, &[], &[], Duration::from_secs(60), 6, None, Some(t)).unwrap();
+        let search = |t: &mut Table| choose_move(&pos, &[], &[], Duration::from_secs(60), 8, None, Some(t)).unwrap();
         let first = search(&mut table);
         let second = search(&mut table);
-        assert_eq!(first.depth, 6);
+        assert_eq!(first.depth, 8);
         assert!(second.nodes * 3 < first.nodes, "{} then {}", first.nodes, second.nodes);
         table.clear();
         assert_eq!(search(&mut table).nodes, first.nodes);
