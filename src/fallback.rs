@@ -603,6 +603,10 @@ impl Fallback<'_> {
             self.path.pop();
             return score;
         }
+        // Late quiet moves near the leaves are pruned only for a side not behind in
+        // material: the side behind is the one whose late quiet moves hold its draws
+        // (the move that repeats a position, the rook that leaves its king).
+        let may_prune = !on_pv && material_edge(pos, pos.turn()) >= 0;
         let first = if on_pv { self.prev_pv.get(ply).copied() } else { None };
         self.order(&mut moves, ply, first, stored.map_or(MoveCode::NONE, |s| s.best), pos.turn());
         let alpha_in = alpha;
@@ -618,14 +622,11 @@ impl Fallback<'_> {
                 -self.search(&after, depth - 1, -beta, -alpha, ply + 1, child_on_pv)
             } else {
                 let quiet = !m.is_capture() && !m.is_promotion() && !in_check && !after.pos.is_check();
-                if quiet && !on_pv && depth <= 4 && i as u32 >= 3 + depth * depth {
+                if quiet && may_prune && depth <= 4 && i as u32 >= 3 + depth * depth {
                     continue;
                 }
-                let reduction = if quiet && depth >= 3 && i >= 2 {
-                    late_move_reduction(depth, i).min(depth - 2)
-                } else {
-                    0
-                };
+                let reduction =
+                    if quiet && depth >= 3 && i >= 2 { late_move_reduction(depth, i).min(depth - 2) } else { 0 };
                 let mut score = -self.search(&after, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, child_on_pv);
                 if score > alpha && reduction > 0 && !self.out_of_time {
                     score = -self.search(&after, depth - 1, -alpha - 1, -alpha, ply + 1, child_on_pv);
