@@ -130,7 +130,8 @@ fn mop_up(pos: &Chess, strong: Color, material_edge: i32) -> i32 {
 /// model explains 69% of the variance of the mate distance on the other half, where the
 /// general mop-up terms (edge, kings' distance, flights, rook apart) explain 50%. What it
 /// learned is the technique: the defender's king on the edge and near a corner, the
-/// kings in opposition, the rook cut off from its king and driven to the edge.
+/// kings in opposition, the rook cut off from its king and driven to the edge. The fit
+/// is epd/tools/fit_kqkr.py.
 fn queen_against_rook(pos: &Chess, strong: Color, sk: Square, wk: Square) -> Option<i32> {
     const EDGE: [i32; 4] = [0, 14, 52, 91];
     const CORNER: [i32; 4] = [0, 20, 53, 90];
