@@ -593,8 +593,8 @@ impl Fallback<'_> {
         }
         // Reverse futility: a quiet node off the principal variation whose evaluation
         // stands far enough above beta is cut without a search.
-        let static_eval = if in_check { None } else { Some(evaluate(pos)) };
-        if let Some(eval) = static_eval.filter(|_| !on_pv && depth <= 5 && beta.abs() < MATE_BOUND) {
+        if !in_check && !on_pv && depth <= 5 && beta.abs() < MATE_BOUND {
+            let eval = evaluate(pos);
             if eval - 90 * depth as i32 >= beta {
                 return eval;
             }
