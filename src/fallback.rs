@@ -98,11 +98,11 @@ fn mop_up(pos: &Chess, strong: Color, material_edge: i32) -> i32 {
     } else {
         30 * edge_closeness(wk)
     };
-    if let Some(progress) = queen_against_rook(pos, strong, sk, wk) {
-        return match confinement(pos, strong, wk) {
-            Some(_) => 200 + progress,
-            None => -material_edge * 3 / 4,
-        };
+    if let Some(duel) = QueenRook::of(board, strong) {
+        // The king without a flight beside a rook to give away: the desperado's draw, as
+        // in `confinement`.
+        let flights = safe_flights(pos, strong, wk);
+        return if flights == 0 { -material_edge * 3 / 4 } else { 200 + queen_against_rook(sk, wk, duel, flights) };
     }
     // Against a king with a defender (K+Q v K+R), the own king must come close twice as
     // urgently: far away, it only walks from the defender's checks, never into the net.
@@ -118,7 +118,7 @@ fn mop_up(pos: &Chess, strong: Color, material_edge: i32) -> i32 {
 }
 
 /// How near `strong` is to mating in K+Q v K+R, in centipawns (20 a move of the
-/// distance to mate), from the placement of the four pieces; None for other material.
+/// distance to mate), from the placement of the four men and the defending king's safe flights.
 ///
 /// Each table holds the mean mate distance (times 20, its smallest entry 0) that goes with
 /// one feature: the defending king's distance to the edge and to a corner, the kings'
@@ -132,7 +132,7 @@ fn mop_up(pos: &Chess, strong: Color, material_edge: i32) -> i32 {
 /// learned is the technique: the defender's king on the edge and near a corner, the
 /// kings in opposition, the rook cut off from its king and driven to the edge. The fit
 /// is epd/tools/fit_kqkr.py.
-fn queen_against_rook(pos: &Chess, strong: Color, sk: Square, wk: Square) -> Option<i32> {
+fn queen_against_rook(sk: Square, wk: Square, duel: QueenRook, flights: u32) -> i32 {
     const EDGE: [i32; 4] = [0, 14, 52, 91];
     const CORNER: [i32; 4] = [0, 20, 53, 90];
     const KINGS: [i32; 8] = [74, 74, 0, 20, 64, 99, 123, 140];
@@ -142,12 +142,7 @@ fn queen_against_rook(pos: &Chess, strong: Color, sk: Square, wk: Square) -> Opt
     const FLIGHTS: [i32; 9] = [0, 9, 27, 33, 36, 74, 88, 79, 106];
     const ROOK_EDGE: [i32; 4] = [0, 18, 76, 101];
     const OWN_KING_EDGE: [i32; 4] = [7, 0, 4, 25];
-    let board = pos.board();
-    let (ours, theirs) = (board.by_color(strong) & !board.kings(), board.by_color(!strong) & !board.kings());
-    let (queen, rook) = match (ours.single_square(), theirs.single_square()) {
-        (Some(q), Some(r)) if board.role_at(q) == Some(Role::Queen) && board.role_at(r) == Some(Role::Rook) => (q, r),
-        _ => return None,
-    };
+    let QueenRook { queen, rook } = duel;
     let edge = |sq: Square| edge_distance(sq) as usize;
     let corner = [Square::A1, Square::A8, Square::H1, Square::H8].iter().map(|&c| wk.distance(c)).min().unwrap_or(3);
     let d = |a: Square, b: Square| a.distance(b) as usize;
@@ -157,10 +152,29 @@ fn queen_against_rook(pos: &Chess, strong: Color, sk: Square, wk: Square) -> Opt
         + ROOK_KING[d(rook, wk)]
         + ROOK_OWN_KING[d(rook, sk)]
         + QUEEN_KING[d(queen, wk)]
-        + FLIGHTS[safe_flights(pos, strong, wk) as usize]
+        + FLIGHTS[flights.min(8) as usize]
         + ROOK_EDGE[edge(rook)]
         + OWN_KING_EDGE[edge(sk)];
-    Some(800 - distance_to_mate)
+    800 - distance_to_mate
+}
+
+/// The attacker's queen and the defender's rook of a K+Q v K+R position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct QueenRook {
+    queen: Square,
+    rook: Square,
+}
+
+impl QueenRook {
+    /// The queen of `strong` and the rook of the other side, when they are the only men
+    /// besides the kings.
+    fn of(board: &shakmaty::Board, strong: Color) -> Option<QueenRook> {
+        let ours = board.by_color(strong) & !board.kings();
+        let theirs = board.by_color(!strong) & !board.kings();
+        let (queen, rook) = (ours.single_square()?, theirs.single_square()?);
+        (board.role_at(queen) == Some(Role::Queen) && board.role_at(rook) == Some(Role::Rook))
+            .then_some(QueenRook { queen, rook })
+    }
 }
 
 /// The squares next to the enemy king on `wk` it could step to: not its own pieces', not
@@ -168,10 +182,10 @@ fn queen_against_rook(pos: &Chess, strong: Color, sk: Square, wk: Square) -> Opt
 fn safe_flights(pos: &Chess, strong: Color, wk: Square) -> u32 {
     let board = pos.board();
     let through_king = board.occupied() ^ Bitboard::from(wk);
-    (shakmaty::attacks::king_attacks(wk) & !board.by_color(!strong))
-        .into_iter()
-        .filter(|&sq| board.attacks_to(sq, strong, through_king).is_empty())
-        .count() as u32
+    let held = board.by_color(strong).into_iter().fold(Bitboard::EMPTY, |held, sq| {
+        held | board.piece_at(sq).map_or(Bitboard::EMPTY, |p| shakmaty::attacks::attacks(sq, p, through_king))
+    });
+    (shakmaty::attacks::king_attacks(wk) & !board.by_color(!strong) & !held).count() as u32
 }
 
 /// How well `strong` boxes in the enemy king on `wk`: fewer safe flight squares, and (when
@@ -799,7 +813,8 @@ mod tests {
             let pos = parse_fen(fen).unwrap();
             let board = pos.board();
             let (sk, wk) = (board.king_of(Color::White).unwrap(), board.king_of(Color::Black).unwrap());
-            queen_against_rook(&pos, Color::White, sk, wk).unwrap()
+            let duel = QueenRook::of(board, Color::White).unwrap();
+            queen_against_rook(sk, wk, duel, safe_flights(&pos, Color::White, wk))
         };
         // The defending king on the back rank with its rook beside it and the kings in
         // opposition (the shape of Philidor's position), against the same men with the
@@ -812,7 +827,7 @@ mod tests {
         assert!(edge > apart + 50, "{edge} vs {apart}");
         // Other material is not this ending.
         let pos = parse_fen("3k4/3b4/3K4/8/8/8/8/7Q w - - 0 1").unwrap();
-        assert_eq!(queen_against_rook(&pos, Color::White, Square::D6, Square::D8), None);
+        assert_eq!(QueenRook::of(pos.board(), Color::White), None);
     }
 
     #[test]
