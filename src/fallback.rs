@@ -85,6 +85,16 @@ fn mop_up(pos: &Chess, strong: Color, material_edge: i32) -> i32 {
         return 0;
     }
     let (Some(sk), Some(wk)) = (board.king_of(strong), board.king_of(weak)) else { return 0 };
+    let flights = safe_flights(pos, strong, wk);
+    let Some(boxed) = confinement(pos, strong, wk, flights) else {
+        // The desperado's draw: three quarters of the edge are given back, so that
+        // every position that leaves the king a square ranks above it, while it still
+        // ranks above losing the material.
+        return -material_edge * 3 / 4;
+    };
+    if let Some(duel) = QueenRook::of(board, strong) {
+        return 200 + queen_against_rook(sk, wk, duel, flights);
+    }
     let ours = board.by_color(strong);
     let bishops = board.bishops() & ours;
     let knights = board.knights() & ours;
@@ -98,23 +108,11 @@ fn mop_up(pos: &Chess, strong: Color, material_edge: i32) -> i32 {
     } else {
         30 * edge_closeness(wk)
     };
-    if let Some(duel) = QueenRook::of(board, strong) {
-        // The king without a flight beside a rook to give away: the desperado's draw, as
-        // in `confinement`.
-        let flights = safe_flights(pos, strong, wk);
-        return if flights == 0 { -material_edge * 3 / 4 } else { 200 + queen_against_rook(sk, wk, duel, flights) };
-    }
-    // Against a king with a defender (K+Q v K+R), the own king must come close twice as
-    // urgently: far away, it only walks from the defender's checks, never into the net.
+    // Against a king with a defender, the own king must come close twice as urgently:
+    // far away, it only walks from the defender's checks, never into the net.
     let defended = (board.by_color(weak) & !board.kings()).any();
     let approach = if defended { 20 } else { 10 };
-    match confinement(pos, strong, wk) {
-        Some(boxed) => 200 + push + approach * (7 - distance(sk, wk)) + boxed,
-        // The desperado's draw: three quarters of the edge are given back, so that
-        // every position that leaves the king a square ranks above it, while it still
-        // ranks above losing the material.
-        None => -material_edge * 3 / 4,
-    }
+    200 + push + approach * (7 - distance(sk, wk)) + boxed
 }
 
 /// How near `strong` is to mating in K+Q v K+R, in centipawns (20 a move of the
@@ -188,17 +186,18 @@ fn safe_flights(pos: &Chess, strong: Color, wk: Square) -> u32 {
     (shakmaty::attacks::king_attacks(wk) & !board.by_color(!strong) & !held).count() as u32
 }
 
-/// How well `strong` boxes in the enemy king on `wk`: fewer safe flight squares, and (when
+/// How well `strong` boxes in the enemy king on `wk`: fewer safe flight squares (`flights`,
+/// from [`safe_flights`]), and (when
 /// the enemy still has pieces, as the rook in K+Q v K+R) those pieces far from their king,
 /// where checks fork them and the king cannot shield them. None when the king has no
 /// flight square while it has a piece to give away: the stalemate trap of the desperado
 /// rook, which checks until taken, and taking it stalemates. (A clock game against
 /// Stockfish was drawn so: 1.Qc7 from k7/8/8/8/1r6/8/7Q/7K w, then rook checks to the
 /// end; the fallback saw +890 at depth 11, Stockfish 0.)
-fn confinement(pos: &Chess, strong: Color, wk: Square) -> Option<i32> {
+fn confinement(pos: &Chess, strong: Color, wk: Square, flights: u32) -> Option<i32> {
     let board = pos.board();
     let weak = !strong;
-    let flights = safe_flights(pos, strong, wk) as i32;
+    let flights = flights as i32;
     let helpers = board.by_color(weak) & !board.kings();
     let apart = helpers.into_iter().map(|sq| distance(sq, wk)).max().unwrap_or(0);
     if flights == 0 && helpers.any() {
@@ -539,15 +538,17 @@ impl Fallback<'_> {
     /// piece to move, stands at or above `beta` and still does after passing and a
     /// shallower search, the node is cut. Never twice in a row, never on the principal
     /// variation or in check, and never for the side behind in material, whose passes
-    /// would hide the zugzwangs the winning side needs (K+Q v K+R).
-    fn null_move(&mut self, pos: &Chess, depth: u32, beta: i32, ply: usize, excluded: bool) -> Option<i32> {
-        if excluded || depth < 3 || ply == 0 || self.last_null == Some(ply - 1) || beta.abs() > MATE_BOUND {
+    /// would hide the zugzwangs the winning side needs (K+Q v K+R). `eval` is the node's
+    /// static evaluation, None on the principal variation and in check.
+    fn null_move(&mut self, pos: &Chess, eval: Option<i32>, depth: u32, beta: i32, ply: usize) -> Option<i32> {
+        let eval = eval?;
+        if depth < 3 || ply == 0 || self.last_null == Some(ply - 1) || beta.abs() > MATE_BOUND {
             return None;
         }
         if !has_piece(pos) || material_edge(pos, pos.turn()) < 0 {
             return None;
         }
-        if evaluate(pos) < beta {
+        if eval < beta {
             return None;
         }
         let passed = Node::new(pos.clone().swap_turn().ok()?);
@@ -607,21 +608,24 @@ impl Fallback<'_> {
         }
         // Reverse futility: a quiet node off the principal variation whose evaluation
         // stands far enough above beta is cut without a search.
-        if !in_check && !on_pv && depth <= 5 && beta.abs() < MATE_BOUND {
-            let eval = evaluate(pos);
-            if eval - 90 * depth as i32 >= beta {
-                return eval;
-            }
+        // The static evaluation, where reverse futility and the null move may use it.
+        let eval = (!in_check && !on_pv).then(|| evaluate(pos));
+        if let Some(eval) = eval
+            && depth <= 5
+            && beta.abs() < MATE_BOUND
+            && eval - 90 * depth as i32 >= beta
+        {
+            return eval;
         }
         self.path.push(h);
-        if let Some(score) = self.null_move(pos, depth, beta, ply, on_pv || in_check) {
+        if let Some(score) = self.null_move(pos, eval, depth, beta, ply) {
             self.path.pop();
             return score;
         }
         // Late quiet moves near the leaves are pruned only for a side not behind in
         // material: the side behind is the one whose late quiet moves hold its draws
         // (the move that repeats a position, the rook that leaves its king).
-        let may_prune = !on_pv && material_edge(pos, pos.turn()) >= 0;
+        let may_prune = !on_pv && depth <= 4 && material_edge(pos, pos.turn()) >= 0;
         let first = if on_pv { self.prev_pv.get(ply).copied() } else { None };
         self.order(&mut moves, ply, first, stored.map_or(MoveCode::NONE, |s| s.best), pos.turn());
         let alpha_in = alpha;
@@ -637,7 +641,7 @@ impl Fallback<'_> {
                 -self.search(&after, depth - 1, -beta, -alpha, ply + 1, child_on_pv)
             } else {
                 let quiet = !m.is_capture() && !m.is_promotion() && !in_check && !after.pos.is_check();
-                if quiet && may_prune && depth <= 4 && i as u32 >= 3 + depth * depth {
+                if quiet && may_prune && i as u32 >= 3 + depth * depth {
                     continue;
                 }
                 let reduction =
@@ -840,7 +844,10 @@ mod tests {
         let m = |pos: &Chess| mop_up(pos, Color::White, material_edge(pos, Color::White));
         assert!(m(&boxed) < 0 && m(&open) > 200, "{} vs {}", m(&boxed), m(&open));
         // Without a piece to give away, no flight square is still the best confinement.
-        let c = |fen: &str| confinement(&parse_fen(fen).unwrap(), Color::White, Square::A8).unwrap();
+        let c = |fen: &str| {
+            let pos = parse_fen(fen).unwrap();
+            confinement(&pos, Color::White, Square::A8, safe_flights(&pos, Color::White, Square::A8)).unwrap()
+        };
         assert!(c("k7/2Q5/8/8/8/8/8/6K1 b - - 0 1") > c("k7/8/2Q5/8/8/8/8/6K1 b - - 0 1"));
         // The clock game's first move: 11 plies deep the fallback played Qc7 (+890), a
         // draw by rook checks and stalemate.
