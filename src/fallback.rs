@@ -606,10 +606,11 @@ impl Fallback<'_> {
                 return score;
             }
         }
-        // Reverse futility: a quiet node off the principal variation whose evaluation
-        // stands far enough above beta is cut without a search.
-        // The static evaluation, where reverse futility and the null move may use it.
+        // The static evaluation, once, where reverse futility and the null move may use
+        // it: off the principal variation and out of check.
         let eval = (!in_check && !on_pv).then(|| evaluate(pos));
+        // Reverse futility: such a node whose evaluation stands far enough above beta is
+        // cut without a search.
         if let Some(eval) = eval
             && depth <= 5
             && beta.abs() < MATE_BOUND
