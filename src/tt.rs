@@ -603,9 +603,9 @@ impl Table {
         // The slot holding the key (checked again under the lock), else the victim.
         let slot = match bucket.iter().position(|s| s.0[0].load(Ordering::Relaxed) == key) {
             Some(i) => i,
-            None => (0..BUCKET)
-                .min_by_key(|&i| bucket[i].read().map_or(u64::MAX, |e| self.keep_value(&e, generation)))
-                .unwrap_or(0),
+            None => {
+                (0..BUCKET).min_by_key(|&i| bucket[i].read().map_or(u64::MAX, |e| self.keep_value(&e))).unwrap_or(0)
+            }
         };
         let old = bucket[slot].lock();
         let mut e = self.fresh(bucket[slot].locked_entry(old));
@@ -639,9 +639,8 @@ impl Table {
             }
             let old = slot.lock();
             let mut e = slot.locked_entry(old);
-            if e.key == key && !e.is_empty() && e.mate.at_most != Plies::INFINITE {
-                e.mate.at_most = Plies::INFINITE;
-                (e.pn, e.dn, e.bound, e.best) = (1, 1, Plies::ZERO, MoveCode::NONE);
+            if e.key == key && !e.is_empty() {
+                e = e.without_proof();
             }
             slot.write_unlock(old, &e);
         }
@@ -659,12 +658,13 @@ impl Table {
 
     /// How much an entry is worth keeping; the lowest is replaced. A proof within
     /// [`MAX_PROOF_AGE`] first, then this search's entries, then solved ones, then work.
-    fn keep_value(&self, e: &Entry, generation: u8) -> u64 {
+    fn keep_value(&self, e: &Entry) -> u64 {
         if e.is_empty() {
             return 0;
         }
-        let proof = u64::from(e.mate.at_most != Plies::INFINITE && self.age(e.generation) <= MAX_PROOF_AGE) << 41;
-        let current = u64::from(e.generation == generation) << 40;
+        let age = self.age(e.generation);
+        let proof = u64::from(e.mate.at_most != Plies::INFINITE && age <= MAX_PROOF_AGE) << 41;
+        let current = u64::from(age == 0) << 40;
         let solved = u64::from(e.is_solved()) << 36;
         1 + proof + current + solved + u64::from(e.work)
     }
