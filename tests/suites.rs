@@ -379,6 +379,18 @@ fn a_rook_drives_the_lone_king_to_the_nearest_edge() {
     long_bound_mate_within("8/7R/8/5k2/8/1K6/8/8 b - - 0 1", KRK_EDGE_NODES, 64, -45..=-14);
 }
 
+/// Nodes within which the analysis of the K+R+B v K+R position below yields a proven mate
+/// with its line, with a 64 MB table. While an attacker's quiet move started at its
+/// progress number alone where the defender keeps a rook, the first proof came after
+/// 2,160,642 nodes (a mate in 22); at four times that number, after 413,834 (mate in 24).
+const KRB_KR_QUIET_NODES: u64 = 700_000;
+
+#[test]
+fn quiet_moves_start_higher_where_the_defender_keeps_a_rook() {
+    // White mates in 15 (the shared K+R+B v K+R suite).
+    long_bound_mate_within("8/5r2/7R/8/5BK1/8/6k1/8 w - - 0 1", KRB_KR_QUIET_NODES, 64, 15..=45);
+}
+
 /// Nodes the prover needed for its first proof in the K+B+B v K position below before a
 /// quiet move that proved a sibling subtree started lower: 3,257,626 (a mated in 22).
 const KBB_MATED_NODES: u64 = 2_000_000;

@@ -58,6 +58,10 @@ pub struct Kings {
     /// Whether the attacker has a queen or rook, which mate on any edge square: the
     /// defending king's distance is then counted to the nearest edge, not corner.
     pub heavy: bool,
+    /// Whether the defender has men besides its king while the attacker has no queen
+    /// (K+R+B v K+R, K+R+P v K+R, K+B+P v K+B, K+N+N v K+P): an attacker's quiet move
+    /// then leaves the defender a dozen replies or more to be proven, not a king's few.
+    pub armed: bool,
 }
 
 impl Kings {
@@ -67,8 +71,10 @@ impl Kings {
         if board.occupied().count() > MAX_MEN {
             return None;
         }
-        let heavy = ((board.queens() | board.rooks()) & board.by_color(attacker)).any();
-        Some(Kings { attacker: board.king_of(attacker)?, defender: board.king_of(!attacker)?, heavy })
+        let own = board.by_color(attacker);
+        let heavy = ((board.queens() | board.rooks()) & own).any();
+        let armed = board.by_color(!attacker).more_than_one() && (board.queens() & own).is_empty();
+        Some(Kings { attacker: board.king_of(attacker)?, defender: board.king_of(!attacker)?, heavy, armed })
     }
 
     /// The kings after `m` is played.
@@ -232,13 +238,27 @@ mod tests {
         assert_eq!(corner_distance(Square::H8), 0);
         assert_eq!(corner_distance(Square::A4), 3);
         assert_eq!(corner_distance(Square::E4), 6);
-        let kings = Kings { attacker: Square::C3, defender: Square::A1, heavy: false };
+        let kings = Kings { attacker: Square::C3, defender: Square::A1, heavy: false, armed: false };
         assert_eq!(kings.distance(), 2);
         assert_eq!((edge_distance(Square::A4), edge_distance(Square::E4), edge_distance(Square::B7)), (0, 3, 1));
         // With a queen or rook, a king on the edge is as near mate as one in the corner.
-        let on_edge = Kings { attacker: Square::D6, defender: Square::D8, heavy: true };
+        let on_edge = Kings { attacker: Square::D6, defender: Square::D8, heavy: true, armed: false };
         assert_eq!(on_edge.distance(), 2);
         assert_eq!(Kings { heavy: false, ..on_edge }.distance(), 8);
+    }
+
+    #[test]
+    fn a_defender_with_men_against_no_queen_is_armed() {
+        use shakmaty::{CastlingMode, Chess, fen::Fen};
+        let armed = |fen: &str, attacker: Color| {
+            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+            Kings::of(&Node::new(pos), attacker).unwrap().armed
+        };
+        assert!(armed("8/5r2/7R/8/5BK1/8/6k1/8 w - - 0 1", Color::White)); // K+R+B v K+R
+        assert!(armed("8/5r2/7R/8/5BK1/8/6k1/8 b - - 0 1", Color::White)); // either side to move
+        assert!(!armed("8/5r2/7Q/8/6K1/8/6k1/8 w - - 0 1", Color::White)); // K+Q v K+R
+        assert!(!armed("8/8/8/8/5BK1/8/6k1/1B6 w - - 0 1", Color::White)); // K+B+B v K
+        assert!(armed("8/5R2/7r/8/5bk1/8/6K1/8 b - - 0 1", Color::Black)); // Black attacks
     }
 
     #[test]
