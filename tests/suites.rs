@@ -391,6 +391,18 @@ fn quiet_moves_start_higher_where_the_defender_keeps_a_rook() {
     long_bound_mate_within("8/5r2/7R/8/5BK1/8/6k1/8 w - - 0 1", KRB_KR_QUIET_NODES, 64, 15..=45);
 }
 
+/// Nodes within which the analysis of the K+R+B v K+R position below yields a proven mate
+/// with its line, with a 64 MB table. With quiet moves at four times their progress
+/// number and checks at their count of evasions, the first proof came after 1,842,922
+/// nodes (a mate in 31); with checks at twice that count, after 1,323,447 (mate in 40).
+const KRB_KR_CHECK_NODES: u64 = 1_550_000;
+
+#[test]
+fn checks_start_higher_where_the_defender_keeps_a_rook() {
+    // White mates in 16 (the shared K+R+B v K+R suite).
+    long_bound_mate_within("1R6/7K/3r4/2k5/8/8/3B4/8 w - - 0 1", KRB_KR_CHECK_NODES, 64, 16..=45);
+}
+
 /// Nodes the prover needed for its first proof in the K+B+B v K position below before a
 /// quiet move that proved a sibling subtree started lower: 3,257,626 (a mated in 22).
 const KBB_MATED_NODES: u64 = 2_000_000;
