@@ -57,7 +57,10 @@ fn quiet_pn(kings: Option<Kings>, m: Move, mating: &MatingMoves) -> u32 {
 /// 60 mates of 14 moves or more 26/6 with 1, 32/10 with 2, 35/10 with 4, 35/10 with 6,
 /// 35/8 with 8, 32/8 with 12; 60 mates of 10 to 30 moves 56/17 with 1, 57/15 with 4. Not
 /// where the attacker has a queen: 20 K+Q v K+R mates lost 5 found to 3 with 4, and 16
-/// K+Q v K+P kept 16 either way.
+/// K+Q v K+P kept 16 either way. Not where the defender has only pawns, which leave it
+/// a move or two each: there it slowed two matetrack mates of seven men, K+N+N+P v
+/// K+P+P in 10 (`6N1/2p3p1/6k1/6N1/6K1/8/1P6/8 w`, first proof after 1,228,290 nodes
+/// without, 5,176,974 with) and K+R v K+P+P+P+P in 13 (725,947 and 1,495,440).
 const ARMED_QUIET_SCALE: u32 = 4;
 
 /// How many times its number of evasions a check starts at where [`ARMED_QUIET_SCALE`]

@@ -58,9 +58,10 @@ pub struct Kings {
     /// Whether the attacker has a queen or rook, which mate on any edge square: the
     /// defending king's distance is then counted to the nearest edge, not corner.
     pub heavy: bool,
-    /// Whether the defender has men besides its king while the attacker has no queen
-    /// (K+R+B v K+R, K+R+P v K+R, K+B+P v K+B, K+N+N v K+P): an attacker's quiet move
-    /// then leaves the defender a dozen replies or more to be proven, not a king's few.
+    /// Whether the defender has a piece besides its king (not only pawns, which have a
+    /// move or two each) while the attacker has no queen (K+R+B v K+R, K+R+P v K+R,
+    /// K+B+P v K+B): an attacker's quiet move then leaves the defender a dozen replies
+    /// or more to be proven, not a king's few.
     pub armed: bool,
 }
 
@@ -73,7 +74,8 @@ impl Kings {
         }
         let own = board.by_color(attacker);
         let heavy = ((board.queens() | board.rooks()) & own).any();
-        let armed = board.by_color(!attacker).more_than_one() && (board.queens() & own).is_empty();
+        let pieces = board.by_color(!attacker) & !board.pawns() & !board.kings();
+        let armed = pieces.any() && (board.queens() & own).is_empty();
         Some(Kings { attacker: board.king_of(attacker)?, defender: board.king_of(!attacker)?, heavy, armed })
     }
 
@@ -248,7 +250,7 @@ mod tests {
     }
 
     #[test]
-    fn a_defender_with_men_against_no_queen_is_armed() {
+    fn a_defender_with_a_piece_against_no_queen_is_armed() {
         use shakmaty::{CastlingMode, Chess, fen::Fen};
         let armed = |fen: &str, attacker: Color| {
             let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
@@ -259,6 +261,7 @@ mod tests {
         assert!(!armed("8/5r2/7Q/8/6K1/8/6k1/8 w - - 0 1", Color::White)); // K+Q v K+R
         assert!(!armed("8/8/8/8/5BK1/8/6k1/1B6 w - - 0 1", Color::White)); // K+B+B v K
         assert!(armed("8/5R2/7r/8/5bk1/8/6K1/8 b - - 0 1", Color::Black)); // Black attacks
+        assert!(!armed("8/5p2/8/8/6N1/8/6K1/k5N1 w - - 0 1", Color::White)); // K+N+N v K+P
     }
 
     #[test]
