@@ -107,8 +107,8 @@ const FAR_RUNGS: std::ops::RangeInclusive<usize> = 2..=5;
 /// meet).
 const LONG_MOVES: u32 = 45;
 
-/// The long bound's budget, in multiples of one ladder call's, except in quiet mates
-/// (see [`QUIET_LONG_SHARE`]).
+/// The long bound's budget, in multiples of one ladder call's, except in quiet mates and
+/// against an armed defender (see [`QUIET_LONG_SHARE`]).
 const LONG_SHARE: u64 = 16;
 
 /// The long bound's budget where the defender has a bare king and the attacker no queen
@@ -120,6 +120,12 @@ const LONG_SHARE: u64 = 16;
 /// many mates in their second round, which a long first call delays (80 matetrack
 /// positions of at most six men at 1M nodes: 78/72 with 16, 75/70 with 64 everywhere,
 /// 78/72 with 64 for quiet mates only; 30 K+R+B v K+R gained, 24/9 against 27/8).
+/// The same share serves a defender with a piece against no queen
+/// ([`progress::armed_defender`]), once its quiet moves and checks started higher there:
+/// 60 K+R+B v K+R mates of 14 moves or more at 1.5M nodes 38/12 with 16, 41/12 with 64,
+/// 42/12 with 128; at 3M 45/22 and 48/20; at `epd --time 1 --hash 256` 38/11 and 41/12;
+/// 60 of 10 to 30 moves at 1.5M 58/18 and 59/19; the 59 matetrack positions of at most
+/// six men with such a defender at 1M nodes 53/45 and 56/47.
 const QUIET_LONG_SHARE: u64 = 64;
 
 /// Node budget of the first alternating round; doubled each round.
@@ -457,7 +463,8 @@ impl<'a> Search<'a> {
 
     /// The long call of this round for `side`, in the analysis of an endgame of few men:
     /// its bound (moves, see [`LONG_MOVES`]) and its budget in ladder calls
-    /// ([`QUIET_LONG_SHARE`] in a quiet mate, else [`LONG_SHARE`]). None elsewhere, or
+    /// ([`QUIET_LONG_SHARE`] in a quiet mate or against an armed defender, else
+    /// [`LONG_SHARE`]). None elsewhere, or
     /// when the bound is not above `near`.
     fn long_call(&self, side: &Side, near: u32) -> Option<(u32, u64)> {
         let board = self.root.pos.board();
@@ -466,7 +473,12 @@ impl<'a> Search<'a> {
         }
         let clock = self.root.clock();
         let moves = (1..=LONG_MOVES).rev().find(|&m| clock + u32::from(side.plies_for(m).get()) < CLAIM_CLOCK)?;
-        let share = if progress::quiet_mate(board, side.attacker) { QUIET_LONG_SHARE } else { LONG_SHARE };
+        let attacker = side.attacker;
+        let share = if progress::quiet_mate(board, attacker) || progress::armed_defender(board, attacker) {
+            QUIET_LONG_SHARE
+        } else {
+            LONG_SHARE
+        };
         (moves > near).then_some((moves, share))
     }
 
@@ -652,7 +664,17 @@ mod tests {
         assert_eq!(
             long_call("Q7/8/1k5r/8/8/8/2K5/8 w - - 0 1", None),
             Some((LONG_MOVES, LONG_SHARE)),
-            "the defender has a rook"
+            "the defender's rook against a queen"
+        );
+        assert_eq!(
+            long_call("8/5r2/7R/8/5BK1/8/6k1/8 w - - 0 1", None),
+            Some((LONG_MOVES, QUIET_LONG_SHARE)),
+            "the defender's rook against rook and bishop"
+        );
+        assert_eq!(
+            long_call("8/5p2/8/8/6N1/8/6K1/k5N1 w - - 0 1", None),
+            Some((LONG_MOVES, LONG_SHARE)),
+            "the defender's pawn"
         );
         assert_eq!(
             long_call("8/8/8/8/8/5k2/3K4/N1B5 w - - 0 1", None),

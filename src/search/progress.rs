@@ -48,6 +48,15 @@ pub fn quiet_mate(board: &Board, attacker: Color) -> bool {
         && (board.queens() | board.rooks()).is_empty()
 }
 
+/// Whether the defender has a piece besides its king (not only pawns, which have a move
+/// or two each) while the attacker has no queen: K+R+B v K+R, K+R+P v K+R, K+B+P v K+B.
+/// An attacker's quiet move then leaves the defender a dozen replies or more to be
+/// proven, not a king's few (see [`Kings::armed`]).
+pub fn armed_defender(board: &Board, attacker: Color) -> bool {
+    (board.by_color(!attacker) & !board.pawns() & !board.kings()).any()
+        && (board.queens() & board.by_color(attacker)).is_empty()
+}
+
 /// The kings after a move, as the progress numbers see them.
 #[derive(Clone, Copy, Debug)]
 pub struct Kings {
@@ -58,10 +67,7 @@ pub struct Kings {
     /// Whether the attacker has a queen or rook, which mate on any edge square: the
     /// defending king's distance is then counted to the nearest edge, not corner.
     pub heavy: bool,
-    /// Whether the defender has a piece besides its king (not only pawns, which have a
-    /// move or two each) while the attacker has no queen (K+R+B v K+R, K+R+P v K+R,
-    /// K+B+P v K+B): an attacker's quiet move then leaves the defender a dozen replies
-    /// or more to be proven, not a king's few.
+    /// Whether the position has an [`armed_defender`].
     pub armed: bool,
 }
 
@@ -72,10 +78,8 @@ impl Kings {
         if board.occupied().count() > MAX_MEN {
             return None;
         }
-        let own = board.by_color(attacker);
-        let heavy = ((board.queens() | board.rooks()) & own).any();
-        let pieces = board.by_color(!attacker) & !board.pawns() & !board.kings();
-        let armed = pieces.any() && (board.queens() & own).is_empty();
+        let heavy = ((board.queens() | board.rooks()) & board.by_color(attacker)).any();
+        let armed = armed_defender(board, attacker);
         Some(Kings { attacker: board.king_of(attacker)?, defender: board.king_of(!attacker)?, heavy, armed })
     }
 
