@@ -3,7 +3,7 @@
 //!
 //! Initial numbers follow df-pn+: a check starts at pn = its number of evasions (known
 //! once the check is played, which also finds mates in one; twice that where the
-//! defender keeps men besides its king against no queen), a capture or promotion and a
+//! defender keeps a piece against no queen), a capture or promotion and a
 //! quiet move start at fixed, larger proof numbers; every child starts at dn = 1. In
 //! positions with few men, quiet moves and the defender's quiet replies start at a proof
 //! number that grows with the defending king's distance from mate (see `progress`). At
@@ -38,7 +38,7 @@ const DEFENDER_CAPTURE_PN: u32 = 2;
 /// (measured on samples of the 1000-position endgame suites at 1 s: it beat 2 + d/2,
 /// 2 + 3d/2, 4 + d, 1 + 2d and the flat [`QUIET_PN`]), one less when the move already
 /// proved an attacker node of this call (see `progress`); [`ARMED_QUIET_SCALE`] times
-/// that where the defender has men and the attacker no queen ([`Kings::armed`]).
+/// that where the defender has a piece and the attacker no queen ([`Kings::armed`]).
 #[inline]
 fn quiet_pn(kings: Option<Kings>, m: Move, mating: &MatingMoves) -> u32 {
     kings.map_or(QUIET_PN, |k| {
@@ -48,7 +48,7 @@ fn quiet_pn(kings: Option<Kings>, m: Move, mating: &MatingMoves) -> u32 {
 }
 
 /// How many times its progress number a quiet attacker move starts at where the
-/// defender has men and the attacker no queen ([`Kings::armed`]). Once expanded, the
+/// defender has a piece and the attacker no queen ([`Kings::armed`]). Once expanded, the
 /// defender's node sums the numbers of all its replies: a rook's dozen moves besides the
 /// king's, where a bare king has a few. A quiet move that started at one reply's number
 /// then looks many times worse than its unexpanded siblings, so the attacker's node
