@@ -430,3 +430,16 @@ fn bishop_and_knight_drive_the_lone_king_to_their_corner() {
     // The shortest mate is 12 (the shared K+B+N v K suite); light-squared bishop: a8, h1.
     long_bound_mate_within("8/1k6/3K4/8/4N3/1B6/8/8 w - - 0 1", KBN_CORNER_NODES, 64, 12..=45);
 }
+
+/// Nodes within which the analysis of the K+B+N v K position below yields a proven mate
+/// with its line, with a 64 MB table. While the root of a call kept only its ten most
+/// promising quiet moves, it dropped 1.Kd2 (the kings' distance stays 2 and the king
+/// takes no flight), and no mate was proven within 40,000,000 nodes; keeping every root
+/// move, after 270,795 (mate in 31).
+const KBN_ROOT_NODES: u64 = 400_000;
+
+#[test]
+fn the_root_of_a_call_keeps_every_quiet_move() {
+    // The shortest mate is 15, 1.Kd2 (the shared K+B+N v K suite).
+    long_bound_mate_within("8/2N5/8/8/8/1k2B3/8/2K5 w - - 0 1", KBN_ROOT_NODES, 64, 15..=45);
+}

@@ -317,7 +317,7 @@ impl<'a> Solver<'a> {
         let mut children = std::mem::take(&mut self.stack[ply]);
         children.clear();
         let expansion = if or {
-            self.expand_or(node, r, root, &mut children)
+            self.expand_or(node, r, ply, root, &mut children)
         } else {
             self.expand_and(node, r, ply, root, &mut children)
         };
@@ -479,13 +479,17 @@ mod tests {
         let quiet = |children: &[Child]| children.iter().filter(|c| c.class == MoveClass::Quiet).count();
 
         solver.cycles = Cycles::Search;
-        assert!(matches!(solver.expand_or(&n, Plies::mate_in(20), RootMoves::All, &mut children), Expansion::Open));
+        assert!(matches!(solver.expand_or(&n, Plies::mate_in(20), 1, RootMoves::All, &mut children), Expansion::Open));
         assert_eq!(quiet(&children), 20, "a call that must disprove searches every move");
         assert!(children.iter().all(|c| !c.value.is_solved()));
 
         children.clear();
         solver.cycles = Cycles::Cut;
-        assert!(matches!(solver.expand_or(&n, Plies::mate_in(20), RootMoves::All, &mut children), Expansion::Open));
+        assert!(matches!(solver.expand_or(&n, Plies::mate_in(20), 0, RootMoves::All, &mut children), Expansion::Open));
+        assert_eq!(quiet(&children), 20, "the root of a call keeps every move");
+
+        children.clear();
+        assert!(matches!(solver.expand_or(&n, Plies::mate_in(20), 1, RootMoves::All, &mut children), Expansion::Open));
         let (left_out, kept) = children.split_last().unwrap();
         assert_eq!(quiet(kept), NARROW_QUIET);
         assert_eq!(kept.iter().filter(|c| c.class == MoveClass::Check).count(), 2, "checks are all kept");

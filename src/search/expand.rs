@@ -176,8 +176,16 @@ impl Solver<'_> {
         }
     }
 
-    /// Expands an OR node (attacker to move, `r` plies left) into `children`.
-    pub(super) fn expand_or(&mut self, node: &Node, r: Plies, root: RootMoves, children: &mut Vec<Child>) -> Expansion {
+    /// Expands an OR node (attacker to move, `r` plies left, `ply` plies below the search
+    /// root) into `children`.
+    pub(super) fn expand_or(
+        &mut self,
+        node: &Node,
+        r: Plies,
+        ply: usize,
+        root: RootMoves,
+        children: &mut Vec<Child>,
+    ) -> Expansion {
         let moves = self.node_moves(node, root);
         // The 50-move rule is the defender's claim, made on its own turn (see expand_and);
         // at the attacker's turn only the automatic 75-move draw ends the game.
@@ -256,6 +264,7 @@ impl Solver<'_> {
         }
         if let Some(kings) = kings
             && self.cycles == Cycles::Cut
+            && ply > 0
             && quiet_mate(node.pos.board(), self.attacker)
         {
             self.narrow_quiet_moves(node, kings, children);
@@ -264,7 +273,14 @@ impl Solver<'_> {
     }
 
     /// Keeps the [`NARROW_QUIET`] most promising quiet moves of an OR node of a
-    /// [`quiet_mate`], in a call that only looks for mates (cycles cut): those with the
+    /// [`quiet_mate`] below the call's root, in a call that only looks for mates (cycles
+    /// cut). The root keeps every move: a move dropped there is lost to the whole call,
+    /// and the root's moves are few against the nodes below them (K+B+N v K
+    /// `8/2N5/8/8/8/1k2B3/8/2K5 w`, mate in 15: the root dropped 1.Kd2, which keeps the
+    /// kings' distance and takes no flight, and nothing was proven within 40M nodes;
+    /// with every root move, a mate after 270,795; 80 matetrack positions of at most six
+    /// men without queen or rook at 1M nodes 78/71 before this and the bishop's corners
+    /// of [`MateZone`](super::progress::MateZone), 79/75 after). Kept: those with the
     /// smallest progress number, ties going to the move that leaves the defending king
     /// the fewest flights ([`Flights`]), in that order; the flights are then added to the
     /// kept moves' proof numbers (nodes to the first proof, `solve FEN --nodes 4000000
@@ -282,7 +298,7 @@ impl Solver<'_> {
             return;
         }
         // Sort keys: the proof number, the flights, the child's index (which makes every
-        // key distinct, so an unstable selection keeps move order among ties).
+        // key distinct, so an unstable selection NARROW_QUIETs move order among ties).
         let flights = Flights::new(node, self.attacker, kings);
         let mut order = [0u64; 256];
         for (i, c) in children[start..].iter().enumerate() {
