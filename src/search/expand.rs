@@ -298,7 +298,7 @@ impl Solver<'_> {
             return;
         }
         // Sort keys: the proof number, the flights, the child's index (which makes every
-        // key distinct, so an unstable selection NARROW_QUIETs move order among ties).
+        // key distinct, so an unstable selection keeps move order among ties).
         let flights = Flights::new(node, self.attacker, kings);
         let mut order = [0u64; 256];
         for (i, c) in children[start..].iter().enumerate() {

@@ -123,9 +123,10 @@ pub enum MateZone {
     Edge,
     /// Any corner: minor pieces and pawns (two bishops, two knights, ...).
     Corner,
-    /// A corner of the colour of the attacker's bishop, where bishop and knight alone
-    /// face a lone king: they mate only there, and a king driven into the other two
-    /// corners must be driven out again. Counted as steps to the nearer of the two,
+    /// A corner of the colour of the attacker's bishop, where one bishop and one knight
+    /// (pawns beside them or not) face a lone king: they mate only there, and a king
+    /// driven into the other two corners must be driven out again. Counted as steps to
+    /// the nearer of the two,
     /// the corner distance's own measure, from 0 there to 7 on the long diagonal
     /// between them. (Measured on the 48 K+B+N v K mates of up to 22 moves of the
     /// shared suite's half, `pnmate epd FILE --nodes N --hash 64`, found/best: at 1.2M
