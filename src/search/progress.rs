@@ -126,9 +126,8 @@ pub enum MateZone {
     /// A corner of the colour of the attacker's bishop, where one bishop and one knight
     /// (pawns beside them or not) face a lone king: they mate only there, and a king
     /// driven into the other two corners must be driven out again. Counted as steps to
-    /// the nearer of the two,
-    /// the corner distance's own measure, from 0 there to 7 on the long diagonal
-    /// between them. (Measured on the 48 K+B+N v K mates of up to 22 moves of the
+    /// the nearer of the two, the corner distance's own measure, from 0 there to 7 on the
+    /// long diagonal between them. (Measured on the 48 K+B+N v K mates of up to 22 moves of the
     /// shared suite's half, `pnmate epd FILE --nodes N --hash 64`, found/best: at 1.2M
     /// nodes 8/4 with any corner, 12/6 with the bishop's; at 2M 10/5 and 13/7. With
     /// the distance counted 3, 4, 5 or 8 times instead of twice: 12/7, 13/7, 13/6 and
