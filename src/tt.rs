@@ -391,6 +391,19 @@ impl Buckets {
             let _ = t.handle.join();
         }
     }
+
+    /// Waits at most `limit` for every page to be faulted in; whether they are.
+    fn finish_touching_within(&mut self, limit: std::time::Duration) -> bool {
+        let start = std::time::Instant::now();
+        while self.toucher.as_ref().is_some_and(|t| !t.handle.is_finished()) {
+            if start.elapsed() >= limit {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        self.finish_touching();
+        true
+    }
 }
 
 impl std::ops::Deref for Buckets {
@@ -509,6 +522,12 @@ impl Table {
     /// Waits until every page of the table is backed by memory (see [`Buckets`]).
     pub fn finish_touching(&mut self) {
         self.buckets.finish_touching();
+    }
+
+    /// Waits at most `limit` until every page of the table is backed by memory; whether
+    /// it is. Past the limit the pages are still faulted in, beside whatever runs next.
+    pub fn finish_touching_within(&mut self, limit: std::time::Duration) -> bool {
+        self.buckets.finish_touching_within(limit)
     }
 
     /// Forgets everything, keeping the size.
