@@ -366,6 +366,18 @@ fn the_bishop_step_that_takes_flights_is_searched_first() {
     long_bound_mate_within("8/8/7K/5k2/2B5/8/7B/8 b - - 0 1", KBB_FLIGHTS_NODES, 64, -45..=-17);
 }
 
+/// Nodes within which the analysis of the K+B+B v K position below yields a proven mate
+/// with its line, with a 64 MB table. While the far bounds and the cap were asked beside
+/// the long call, the first proof came after 123,265 nodes; with their budget left to
+/// the long call, after 42,681.
+const KBB_NO_FAR_NODES: u64 = 80_000;
+
+#[test]
+fn two_bishops_leave_the_far_bounds_to_the_long_call() {
+    // Black to move is mated in 13 (the shared K+B+B v K suite).
+    long_bound_mate_within("8/8/8/B4B2/2K5/8/6k1/8 b - - 0 1", KBB_NO_FAR_NODES, 64, -45..=-13);
+}
+
 /// Nodes within which the analysis of the K+R v K position below yields a proven mate
 /// with its line, with a 64 MB table. While the progress numbers counted the defending
 /// king's distance from a corner in every ending, the first proof came after 617,416

@@ -48,6 +48,14 @@ pub fn quiet_mate(board: &Board, attacker: Color) -> bool {
         && (board.queens() | board.rooks()).is_empty()
 }
 
+/// Whether `board` holds a [`quiet_mate`] of two bishops or more, without a knight (the
+/// attacker's pawns beside them or not). Two bishops mate a lone king within 19 moves,
+/// in any corner.
+pub fn bishops_mate(board: &Board, attacker: Color) -> bool {
+    let ours = board.by_color(attacker);
+    quiet_mate(board, attacker) && (board.bishops() & ours).count() >= 2 && (board.knights() & ours).is_empty()
+}
+
 /// Whether the defender has a piece besides its king (not only pawns, which have a move
 /// or two each) while the attacker has no queen: K+R+B v K+R, K+R+P v K+R, K+B+P v K+B.
 /// An attacker's quiet move then leaves the defender a dozen replies or more to be
