@@ -484,19 +484,25 @@ impl<'a> Search<'a> {
     }
 
     /// The longest far bound (moves, the cap among them) worth asking beside the round's
-    /// `long` call for `side`. In a quiet mate ([`progress::quiet_mate`]) a forced mate
-    /// longer than the long bound would outlast the fifty-move claim unless pawn moves
-    /// reset the clock, so no far bound goes above it; and where two bishops mate
-    /// ([`progress::bishops_mate`], at most 19 moves, well below the long bound), the long
-    /// call proves their mates sooner with the far bounds' budget than they do, so none
-    /// is asked. (Nodes to the first proof, `solve FEN --nodes 4000000 --hash 256`,
-    /// geometric mean against asking them all: K+B+B v K of 10 moves or more, 50 positions
-    /// 0.95 without the bounds above the long one and 0.62 without any, 60 positions of 14
-    /// or more with the attacker to move 0.95 and 0.85, 40 with the defender to move 0.93
-    /// and 0.81; 48 K+B+N v K of up to 22 moves 0.99 without the bounds above, and 1.03
-    /// without any, whose far bounds prove some of its mates first; 80 matetrack
-    /// positions of at most six men without queen or rook 1.00.) Every bound is asked
-    /// again once the near bound passes the long one and no long call is left.
+    /// `long` call for `side`. In a quiet mate ([`progress::quiet_mate`]) the ladder hardly
+    /// ever proves the mate, and one longer than the long bound needs a pawn move or a
+    /// capture to beat the fifty-move claim, so no far bound goes above the long one; and
+    /// where two bishops mate ([`progress::bishops_mate`], at most 19 moves, well below
+    /// the long bound), the long call proves their mates sooner with the budget of every
+    /// far bound, so none is asked. Every bound is asked again once the near bound passes
+    /// the long one and no long call is left.
+    ///
+    /// Nodes to the first proof (`solve FEN --nodes N --hash 256`), geometric mean against
+    /// asking every far bound, without those above the long one and without any:
+    /// K+B+B v K of 10 moves or more, 50 positions, 0.95 and 0.62; 60 of 14 or more with
+    /// the attacker to move 0.95 and 0.85; 40 with the defender to move 0.93 and 0.81;
+    /// 48 K+B+N v K of up to 22 moves 0.99 and 1.03 (some of its mates are proven first
+    /// by a far bound: ten times the nodes for three of them without any); 80 matetrack
+    /// positions of at most six men without queen or rook 1.00 and 0.97. Not where a
+    /// defender's piece faces no queen ([`progress::armed_defender`]), though it also
+    /// gets the quiet mates' long share: without the bounds above the long one, 60 K+R+B
+    /// v K+R of 10 to 30 moves 0.94 and 60 of 14 or more 0.99, but the mate in 16 of
+    /// `1R6/7K/3r4/2k5/8/8/3B4/8 w` took 1,598,405 nodes instead of 1,275,312 (64 MB).
     fn far_ceiling(&self, side: &Side, long: Option<(u32, u64)>) -> u32 {
         let board = self.root.pos.board();
         match long {
