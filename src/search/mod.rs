@@ -494,8 +494,8 @@ impl<'a> Search<'a> {
     ///
     /// Nodes to the first proof (`solve FEN --nodes N --hash 256`), geometric mean against
     /// asking every far bound, without those above the long one and without any:
-    /// K+B+B v K of 10 moves or more, 50 positions, 0.95 and 0.62; 60 of 14 or more with
-    /// the attacker to move 0.95 and 0.85; 40 with the defender to move 0.93 and 0.81;
+    /// K+B+B v K of 10 moves or more, 50 positions, 0.95 and 0.62; 60 of 14 or more 0.95
+    /// and 0.85; 40 of 14 or more with the defender to move 0.93 and 0.81;
     /// 48 K+B+N v K of up to 22 moves 0.99 and 1.03 (some of its mates are proven first
     /// by a far bound: ten times the nodes for three of them without any); 80 matetrack
     /// positions of at most six men without queen or rook 1.00 and 0.97. Not where a
