@@ -497,12 +497,12 @@ impl<'a> Search<'a> {
     /// K+B+B v K of 10 moves or more, 50 positions, 0.95 and 0.62; 60 of 14 or more 0.95
     /// and 0.85; 40 of 14 or more with the defender to move 0.93 and 0.81;
     /// 48 K+B+N v K of up to 22 moves 0.99 and 1.03 (some of its mates are proven first
-    /// by a far bound: ten times the nodes for three of them without any); 80 matetrack
-    /// positions of at most six men without queen or rook 1.00 and 0.97. Not where a
-    /// defender's piece faces no queen ([`progress::armed_defender`]), though it also
-    /// gets the quiet mates' long share: without the bounds above the long one, 60 K+R+B
-    /// v K+R of 10 to 30 moves 0.94 and 60 of 14 or more 0.99, but the mate in 16 of
-    /// `1R6/7K/3r4/2k5/8/8/3B4/8 w` took 1,598,405 nodes instead of 1,275,312 (64 MB).
+    /// by a far bound: 7 to over 40 times the nodes for three of them without any); 80
+    /// matetrack positions of at most six men without queen or rook 1.00 and 0.97. Not
+    /// where a defender's piece faces no queen ([`progress::armed_defender`]), though it
+    /// also gets the quiet mates' long share: without the bounds above the long one, 60
+    /// K+R+B v K+R of 10 to 30 moves 0.94 and 60 of 14 or more 0.99, but the mate in 16
+    /// of `1R6/7K/3r4/2k5/8/8/3B4/8 w` took 1,598,405 nodes instead of 1,275,312 (64 MB).
     fn far_ceiling(&self, side: &Side, long: Option<(u32, u64)>) -> u32 {
         let board = self.root.pos.board();
         match long {
