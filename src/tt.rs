@@ -392,17 +392,16 @@ impl Buckets {
         }
     }
 
-    /// Waits at most `limit` for every page to be faulted in; whether they are.
-    fn finish_touching_within(&mut self, limit: std::time::Duration) -> bool {
+    /// Waits at most `limit` for every page to be faulted in.
+    fn finish_touching_within(&mut self, limit: std::time::Duration) {
         let start = std::time::Instant::now();
         while self.toucher.as_ref().is_some_and(|t| !t.handle.is_finished()) {
             if start.elapsed() >= limit {
-                return false;
+                return;
             }
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
         self.finish_touching();
-        true
     }
 }
 
@@ -524,10 +523,10 @@ impl Table {
         self.buckets.finish_touching();
     }
 
-    /// Waits at most `limit` until every page of the table is backed by memory; whether
-    /// it is. Past the limit the pages are still faulted in, beside whatever runs next.
-    pub fn finish_touching_within(&mut self, limit: std::time::Duration) -> bool {
-        self.buckets.finish_touching_within(limit)
+    /// Waits at most `limit` until every page of the table is backed by memory. Past the
+    /// limit the pages are still faulted in, beside whatever runs next.
+    pub fn finish_touching_within(&mut self, limit: std::time::Duration) {
+        self.buckets.finish_touching_within(limit);
     }
 
     /// Forgets everything, keeping the size.

@@ -673,12 +673,18 @@ mod tests {
     /// The long call (bound and share) the first round of a search of `fen` asks, the
     /// near bound at 3.
     fn long_call(fen: &str, mate: Option<u32>) -> Option<(u32, u64)> {
+        first_round(fen, mate, |search, side| search.long_call(side, 3))
+    }
+
+    /// What `ask` reads from a search of `fen` (bound `mate`, if any) for the question
+    /// "does the side to move mate?".
+    fn first_round<R>(fen: &str, mate: Option<u32>, ask: impl FnOnce(&Search, &Side) -> R) -> R {
         let pos = parse_fen(fen).unwrap();
         let tt = Table::new(1);
         let mut monitor = Monitor::new(Control::new(), None);
         let mut events = |_| {};
         let search = Search::new(&pos, Params { mate, ..Params::default() }, &tt, &mut monitor, &mut events);
-        search.long_call(&Side::new(pos.turn(), true), 3)
+        ask(&search, &Side::new(pos.turn(), true))
     }
 
     #[test]
@@ -716,13 +722,7 @@ mod tests {
     /// The longest far bound the first round of a search of `fen` asks beside its long
     /// call, the near bound at 3.
     fn far_ceiling(fen: &str, mate: Option<u32>) -> u32 {
-        let pos = parse_fen(fen).unwrap();
-        let tt = Table::new(1);
-        let mut monitor = Monitor::new(Control::new(), None);
-        let mut events = |_| {};
-        let search = Search::new(&pos, Params { mate, ..Params::default() }, &tt, &mut monitor, &mut events);
-        let side = Side::new(pos.turn(), true);
-        search.far_ceiling(&side, search.long_call(&side, 3))
+        first_round(fen, mate, |search, side| search.far_ceiling(side, search.long_call(side, 3)))
     }
 
     #[test]
