@@ -378,6 +378,21 @@ fn two_bishops_leave_the_far_bounds_to_the_long_call() {
     long_bound_mate_within("8/8/8/B4B2/2K5/8/6k1/8 b - - 0 1", KBB_NO_FAR_NODES, 64, -45..=-13);
 }
 
+/// Nodes within which the analysis of the K+B+B v K position below yields a proven mate
+/// with its line, with a 64 MB table. Its reply 1...Kb7 attacks the bishop on b8, and of
+/// White's quiet moves only the bishop's five safe steps keep the win; while the attacker
+/// nodes one ply below a defender's root kept only the most promising quiet moves in
+/// every call, none of those steps was kept, so the long call failed on the cut after 49
+/// nodes every round and no proof came within 20,000,000 nodes. Searched again with
+/// every move at that level, the first proof came after 619,694 (mated in 39).
+const KBB_FIRST_LEVEL_NODES: u64 = 800_000;
+
+#[test]
+fn a_reply_that_attacks_a_bishop_is_answered_with_every_move() {
+    // Black to move is mated in 15 (the shared K+B+B v K suite).
+    long_bound_mate_within("1B6/6K1/2k3B1/8/8/8/8/8 b - - 0 1", KBB_FIRST_LEVEL_NODES, 64, -45..=-15);
+}
+
 /// Nodes within which the analysis of the K+R v K position below yields a proven mate
 /// with its line, with a 64 MB table. While the progress numbers counted the defending
 /// king's distance from a corner in every ending, the first proof came after 617,416

@@ -103,6 +103,12 @@ pub struct Solver<'a> {
     next_spine_check: u64,
     /// The moves that proved attacker nodes in this call (see `progress`).
     pub(super) mating: MatingMoves,
+    /// The first ply whose attacker nodes `expand` narrows in this call (see
+    /// [`Solver::solve_value`]).
+    pub(super) narrow_from: usize,
+    /// Whether `expand` left moves out at an attacker node one ply below the root in
+    /// this call.
+    pub(super) narrowed_below_root: bool,
     /// A copy of a node's quiet children while `expand` narrows them (kept to reuse its
     /// allocation).
     pub(super) scratch: Vec<Child>,
@@ -131,6 +137,8 @@ impl<'a> Solver<'a> {
             unwind_to: None,
             next_spine_check: 0,
             mating: MatingMoves::new(),
+            narrow_from: 1,
+            narrowed_below_root: false,
             scratch: Vec::new(),
         }
     }
@@ -264,7 +272,23 @@ impl<'a> Solver<'a> {
         self.monitor.begin(call.budget);
         let or = node.pos.turn() == self.attacker;
         let root = if restricted { RootMoves::Restricted } else { RootMoves::All };
-        self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root)
+        self.narrow_from = 1;
+        self.narrowed_below_root = false;
+        let mut v = self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root);
+        // Below a defender's root, each attacker node of the first level is the only
+        // answer to its reply: the moves narrowing dropped there (see `expand`) are lost
+        // to the whole call, which then fails on the cut, often without a search. Such a
+        // call is searched again with every move at that level. (Never narrowing there
+        // cost more: 90 K+B+B v K mates of 10 moves or more, `solve FEN --nodes 4000000
+        // --hash 256`, first proofs within 1.3M nodes 86 against 89; with the search
+        // again, 90, and 3 positions changed, all to fewer nodes.)
+        if self.narrowed_below_root && v.is_disproven() && v.path_dependent && !self.monitor.aborted() {
+            self.narrow_from = 2;
+            self.unwind_to = None;
+            self.spine.clear();
+            v = self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root);
+        }
+        v
     }
 
     /// With threads: keeps the spine (the path's nodes within [`SPREAD_PLIES`], `here` for

@@ -264,10 +264,12 @@ impl Solver<'_> {
         }
         if let Some(kings) = kings
             && self.cycles == Cycles::Cut
-            && ply > 0
+            && ply >= self.narrow_from
             && quiet_mate(node.pos.board(), self.attacker)
+            && self.narrow_quiet_moves(node, kings, children)
+            && ply == 1
         {
-            self.narrow_quiet_moves(node, kings, children);
+            self.narrowed_below_root = true;
         }
         Expansion::Open
     }
@@ -280,7 +282,10 @@ impl Solver<'_> {
     /// kings' distance and takes no flight, and nothing was proven within 40M nodes;
     /// with every root move, a mate after 270,795; 80 matetrack positions of at most six
     /// men without queen or rook at 1M nodes 78/71 before this and the bishop's corners
-    /// of [`MateZone`](super::progress::MateZone), 79/75 after). Kept: those with the
+    /// of [`MateZone`](super::progress::MateZone), 79/75 after). Below a defender's root,
+    /// the attacker nodes of the first level are narrowed, which usually pays, but a call
+    /// that then fails on the cut is searched again with every move there (see
+    /// `Solver::solve_value`). Kept: those with the
     /// smallest progress number, ties going to the move that leaves the defending king
     /// the fewest flights ([`Flights`]), in that order; the flights are then added to the
     /// kept moves' proof numbers (nodes to the first proof, `solve FEN --nodes 4000000
@@ -291,11 +296,12 @@ impl Solver<'_> {
     /// this path ([`Value::repetition`]): a proof through the kept moves is a proof, and
     /// a failure of every kept move is path-dependent, so it is neither stored nor
     /// reported, as a failure that rests on a cut cycle is not.
-    fn narrow_quiet_moves(&mut self, node: &Node, kings: Kings, children: &mut Vec<Child>) {
+    /// Says whether it left moves out.
+    fn narrow_quiet_moves(&mut self, node: &Node, kings: Kings, children: &mut Vec<Child>) -> bool {
         let start = children.iter().position(|c| c.class == MoveClass::Quiet).unwrap_or(children.len());
         let n = children.len() - start;
         if n <= NARROW_QUIET {
-            return;
+            return false;
         }
         // Sort keys: the proof number, the flights, the child's index (which makes every
         // key distinct, so an unstable selection keeps move order among ties).
@@ -328,6 +334,7 @@ impl Solver<'_> {
             class: MoveClass::Quiet,
             probed: true,
         });
+        true
     }
 
     /// Expands an AND node (defender to move, `r` plies left, `ply` plies below the
