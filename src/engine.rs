@@ -142,19 +142,20 @@ enum Ponder {
 /// The pondering state of a search, shared by the engine (`ponderhit`) and its job.
 type PonderState = Arc<Mutex<Ponder>>;
 
-/// The prover's share of a search's time budget: most of it under a fixed time, where a
-/// mate is the question; in clock play a part, since the game goes on with the
+/// The prover's part of a search's time budget: under a fixed time, where a mate is the
+/// question, all of it but the [`FALLBACK_AFTER_STOP`] a move needs when no mate is
+/// proven (at least half of it); in clock play a share, since the game goes on with the
 /// fallback's move when no mate is proven; under `go depth` alone half, since the
 /// fallback's depth is asked for as well. Decided once at `go`, pondering or not.
-fn prover_share(limits: &Limits) -> f64 {
+fn prover_time(limits: &Limits, budget: Duration) -> Duration {
     let clock_game = limits.clock.is_some() && limits.movetime.is_none();
     let depth_only = limits.depth.is_some() && limits.clock.is_none() && limits.movetime.is_none();
     if clock_game {
-        CLOCK_PROVER_SHARE
+        budget.mul_f64(CLOCK_PROVER_SHARE)
     } else if depth_only {
-        0.5
+        budget / 2
     } else {
-        0.95
+        budget.saturating_sub(FALLBACK_AFTER_STOP).max(budget / 2)
     }
 }
 
@@ -339,7 +340,7 @@ impl Engine {
         });
         let control = Control::new();
         let budget = limits.time_budget(self.pos.turn(), self.settings.move_overhead);
-        let prover_time = budget.map(|b| b.mul_f64(prover_share(&limits)));
+        let prover_time = budget.map(|b| prover_time(&limits, b));
         let ponder = match limits.ponder {
             true => Ponder::On { prover_time },
             false => Ponder::Off,
@@ -444,7 +445,7 @@ struct Job {
     ponder: PonderState,
     /// The move's time (None: no time limit).
     budget: Option<Duration>,
-    /// The prover's part of `budget` ([`prover_share`]), decided at `go`.
+    /// The prover's part of `budget` ([`prover_time`]), decided at `go`.
     prover_time: Option<Duration>,
     limits: Limits,
     threads: usize,
@@ -712,6 +713,24 @@ mod tests {
             multipv: 1,
             sink: Arc::new(move |e| events.lock().unwrap().push(e)),
         }
+    }
+
+    #[test]
+    fn under_a_fixed_time_the_prover_leaves_the_fallback_only_its_minimum() {
+        let ms = Duration::from_millis;
+        let fixed = Limits { movetime: Some(ms(1000)), ..Limits::default() };
+        let budget = fixed.time_budget(shakmaty::Color::White, ms(30)).unwrap();
+        assert_eq!(budget, ms(970));
+        assert_eq!(prover_time(&fixed, budget), ms(970) - FALLBACK_AFTER_STOP);
+        // A short budget keeps half for the fallback's move.
+        assert_eq!(prover_time(&fixed, ms(20)), ms(10));
+        let mate = Limits { mate: Some(5), movetime: Some(ms(1000)), ..Limits::default() };
+        assert_eq!(prover_time(&mate, budget), ms(970) - FALLBACK_AFTER_STOP);
+        let clock = crate::limits::Clock { wtime: Some(ms(60_000)), ..Default::default() };
+        let game = Limits { clock: Some(clock), ..Limits::default() };
+        assert_eq!(prover_time(&game, ms(1000)), ms(400));
+        let depth = Limits { depth: Some(12), ..Limits::default() };
+        assert_eq!(prover_time(&depth, ms(1000)), ms(500));
     }
 
     #[test]
