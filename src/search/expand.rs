@@ -266,10 +266,9 @@ impl Solver<'_> {
             && self.cycles == Cycles::Cut
             && ply >= self.narrow_from
             && quiet_mate(node.pos.board(), self.attacker)
-            && self.narrow_quiet_moves(node, kings, children)
-            && ply == 1
         {
-            self.narrowed_below_root = true;
+            let narrowed = self.narrow_quiet_moves(node, kings, children);
+            self.narrowed_below_root |= narrowed && ply == 1;
         }
         Expansion::Open
     }
