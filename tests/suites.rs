@@ -450,7 +450,8 @@ fn a_kbb_v_k_king_is_proven_mated_with_the_moves_that_mated_its_siblings() {
 /// Nodes within which the analysis of the K+B+N v K position below yields a proven mate
 /// with its line, with a 64 MB table. While the progress numbers counted the defending
 /// king's distance from any corner, the first proof came after 1,495,285 nodes (a mate
-/// in 16); counted from the corners of the bishop's colour, after 94,393 (mate in 18).
+/// in 16); counted from the corners of the bishop's colour, after 94,393 (mate in 18);
+/// with the fitted distance (`bishop_and_knight_distance`), after 81,362 (mate in 16).
 const KBN_CORNER_NODES: u64 = 200_000;
 
 #[test]
@@ -460,10 +461,24 @@ fn bishop_and_knight_drive_the_lone_king_to_their_corner() {
 }
 
 /// Nodes within which the analysis of the K+B+N v K position below yields a proven mate
+/// with its line, with a 64 MB table. While a K+B+N v K position's progress numbers
+/// counted twice the defending king's steps to a corner of the bishop's colour plus the
+/// kings' distance, no mate was proven within 4,000,000 nodes; with the distance fitted
+/// to the suite's tablebase lines (`bishop_and_knight_distance`), after 103,314 (mated
+/// in 18).
+const KBN_FITTED_NODES: u64 = 200_000;
+
+#[test]
+fn bishop_and_knight_progress_is_the_fitted_distance_to_mate() {
+    // Black to move is mated in 15 (a position on a line of the shared K+B+N v K suite).
+    long_bound_mate_within("8/8/2K5/4B3/8/1k2N3/8/8 b - - 0 1", KBN_FITTED_NODES, 64, -49..=-15);
+}
+
+/// Nodes within which the analysis of the K+B+N v K position below yields a proven mate
 /// with its line, with a 64 MB table. While the root of a call kept only its ten most
 /// promising quiet moves, it dropped 1.Kd2 (the kings' distance stays 2 and the king
 /// takes no flight), and no mate was proven within 40,000,000 nodes; keeping every root
-/// move, after 270,795 (mate in 31).
+/// move, after 270,795 (mate in 31); with the fitted distance, after 170,739 (mate in 24).
 const KBN_ROOT_NODES: u64 = 400_000;
 
 #[test]
