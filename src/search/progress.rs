@@ -124,6 +124,7 @@ impl Kings {
     pub fn distance(self) -> u32 {
         match self.zone {
             MateZone::BishopCorner { dark } => bishop_and_knight_distance(self.attacker, self.defender, dark),
+            MateZone::Bishops => bishops_distance(self.attacker, self.defender),
             MateZone::Edge | MateZone::Corner => {
                 2 * self.zone.distance(self.defender) + self.attacker.distance(self.defender)
             }
@@ -140,19 +141,19 @@ impl Kings {
 /// kings' distance, and the attacking king's distance to that mating corner. They are the
 /// least-squares fit (ridge 5) of the model to the mate distances along the tablebase
 /// lines of the shared K+B+N v K suite's half (13,344 positions with the mating side to
-/// move; epd/tools/fit_kbn.py): fit on a random half of the lines, it explains 88% of
-/// the variance of the mate distance on the other half. Fit without the lines of the 39
-/// positions measured below, no entry moves by more than 3. What it adds to twice the
-/// corner distance plus the kings' distance: the edge counts apart from the corner, the
-/// kings stand best a knight's jump apart (distance 2), and the attacking king belongs
-/// two or three steps from the mating corner, between it and the defending king's way
-/// out.
+/// move; `epd/tools/fit_progress.py kbn FILE`): fit on a random half of the lines, it
+/// explains 88% of the variance of the mate distance on the other half, twice the
+/// corner distance plus the kings' distance 66%. What it adds: the edge counts apart
+/// from the corner, the kings stand best a knight's jump apart (distance 2), and the
+/// attacking king belongs two or three steps from the mating corner.
 ///
-/// Measured on the 39 K+B+N v K mates of 10 to 21 moves of that half, nodes to the
-/// first proof (`solve FEN --nodes 2000000 --hash 256`): 16 proven (15 within 1.3M
-/// nodes) against 13 (13) with twice the corner steps plus the kings' distance;
-/// geometric mean 875,095 against 1,073,739 nodes (unproven counted as 4M). The model's
-/// sum divided by 20, 7 or 5 instead of 10: 15 (14), 17 (15), 15 (15).
+/// Measured against twice the corner steps plus the kings' distance, nodes to the first
+/// proof (`solve FEN --nodes N --hash 256`): 65 positions 15 to 19 moves from mate, one
+/// from each of 65 lines of the fit's held-out half, at 1.3M nodes 12 proven against 2
+/// (8 with tables fit on the other half alone, `--half`); the suite half's 39 mates of
+/// 10 to 21 moves at 2M, 13 either way (13 to 17 with other scales and tie-breaks of the
+/// model: proofs there hang on where the search happens to start); 16 mates of 22 to 30
+/// moves at 3M, none either way.
 fn bishop_and_knight_distance(attacker: Square, defender: Square, dark: bool) -> u32 {
     const CORNER: [u32; 8] = [0, 15, 50, 92, 121, 139, 151, 157];
     const OTHER_CORNER: [u32; 8] = [157, 151, 139, 121, 92, 50, 15, 0];
@@ -173,6 +174,43 @@ fn bishop_and_knight_distance(attacker: Square, defender: Square, dark: bool) ->
     sum / 10
 }
 
+/// The progress distance of a K+B+B v K position from its kings alone, as
+/// [`bishop_and_knight_distance`] does it for bishop and knight: twice the mate distance
+/// (in moves) that an additive model predicts from the defending king's distance to the
+/// nearest corner and to the edge, the kings' distance, and the attacking king's
+/// distance to that corner (of two corners equally near the defending king, the one
+/// nearer the attacking king). Fit to the mate distances along the first half of the
+/// tablebase lines of the shared K+B+B v K suite's half (`epd/tools/fit_progress.py kbb
+/// FILE --half`; 7,049 positions with the bishops' side to move on all its lines), so
+/// that the other half measures it: on held-out halves such a fit explains 89% of the
+/// variance, twice the corner distance plus the kings' distance 63%. It puts the
+/// attacking king two steps from the corner the defending king is driven to, and the
+/// kings a knight's jump apart.
+///
+/// Measured on positions of the half's other lines, nodes to the first proof (`solve FEN
+/// --nodes N --hash 256`), geometric mean against twice the corner distance plus the
+/// kings' distance: 40 mates of 14 to 19 moves 201,207 against 255,372 (2M nodes, every
+/// one proven either way); 40 mates in 17 or more or mated in 15 or more 334,958 against
+/// 445,875 (3M; 40 within 1.3M against 39); 70 positions 13 to 19 moves from mate, one
+/// from each of 70 lines, 121,509 against 146,657. The sum divided by 7 or 15 instead of
+/// 10: 202,437 and 199,860 on the first 40.
+fn bishops_distance(attacker: Square, defender: Square) -> u32 {
+    const CORNER: [u32; 4] = [0, 24, 50, 66];
+    const EDGE: [u32; 4] = [0, 49, 86, 113];
+    const KINGS: [u32; 8] = [39, 39, 0, 14, 32, 48, 65, 76];
+    const OWN_KING_CORNER: [u32; 8] = [81, 71, 0, 37, 56, 73, 79, 90];
+    let d = |a: Square, b: Square| a.distance(b) as usize;
+    let corner = CORNERS.into_iter().min_by_key(|&c| (d(defender, c), d(attacker, c))).unwrap_or(Square::A1);
+    let sum = CORNER[d(defender, corner).min(3)]
+        + EDGE[edge_distance(defender) as usize]
+        + KINGS[d(attacker, defender)]
+        + OWN_KING_CORNER[d(attacker, corner)];
+    sum / 10
+}
+
+/// The four corners.
+const CORNERS: [Square; 4] = [Square::A1, Square::A8, Square::H1, Square::H8];
+
 /// The corners of one square colour: a1 and h8 are dark, a8 and h1 light.
 fn bishop_corners(dark: bool) -> [Square; 2] {
     if dark { [Square::A1, Square::H8] } else { [Square::A8, Square::H1] }
@@ -183,7 +221,7 @@ fn bishop_corners(dark: bool) -> [Square; 2] {
 pub enum MateZone {
     /// Any edge square: the attacker has a queen or rook.
     Edge,
-    /// Any corner: minor pieces and pawns (two bishops, two knights, ...).
+    /// Any corner: minor pieces and pawns (two knights, a bishop and pawns, ...).
     Corner,
     /// A corner of the colour of the attacker's bishop, where one bishop and one knight
     /// (pawns beside them or not) face a lone king: they mate only there, and a king
@@ -196,6 +234,9 @@ pub enum MateZone {
     /// the distance counted 3, 4, 5 or 8 times instead of twice: 12/7, 13/7, 13/6 and
     /// 12/7 at 1.2M, within noise of twice.)
     BishopCorner { dark: bool },
+    /// Any corner, where two bishops (pawns beside them or not) face a lone king, counted
+    /// as king steps to the nearest.
+    Bishops,
 }
 
 impl MateZone {
@@ -206,8 +247,13 @@ impl MateZone {
             return MateZone::Edge;
         }
         let bishops = board.bishops() & ours;
-        if board.by_color(!attacker).count() == 1 && bishops.count() == 1 && (board.knights() & ours).count() == 1 {
+        let knights = (board.knights() & ours).count();
+        let lone_king = board.by_color(!attacker).count() == 1;
+        if lone_king && bishops.count() == 1 && knights == 1 {
             return MateZone::BishopCorner { dark: (bishops & Bitboard::DARK_SQUARES).any() };
+        }
+        if lone_king && bishops.count() >= 2 && knights == 0 {
+            return MateZone::Bishops;
         }
         MateZone::Corner
     }
@@ -218,6 +264,7 @@ impl MateZone {
         match self {
             MateZone::Edge => edge_distance(sq),
             MateZone::Corner => corner_distance(sq),
+            MateZone::Bishops => CORNERS.iter().map(|&c| sq.distance(c)).min().unwrap_or(0),
             MateZone::BishopCorner { dark } => {
                 let [a, b] = bishop_corners(dark);
                 sq.distance(a).min(sq.distance(b))
@@ -377,9 +424,11 @@ mod tests {
         };
         assert_eq!(steps(dark), [0, 0, 7, 7, 2, 4]);
         assert_eq!(steps(light), [7, 7, 0, 0, 5, 3]);
-        // Two bishops mate in any corner, a rook on any edge; a defender's pawn keeps the
-        // corners all alike.
-        assert_eq!(zone("8/8/8/4k3/8/8/8/KBB5"), MateZone::Corner);
+        // Two bishops mate in any corner (their own zone, for the fitted distance), two
+        // knights too, a rook on any edge; a defender's pawn keeps the corners all alike.
+        assert_eq!(zone("8/8/8/4k3/8/8/8/KBB5"), MateZone::Bishops);
+        assert_eq!(MateZone::Bishops.distance(Square::D5), 3);
+        assert_eq!(zone("8/8/8/4k3/8/8/8/KNN5"), MateZone::Corner);
         assert_eq!(zone("8/8/8/4k3/8/8/8/KRN5"), MateZone::Edge);
         assert_eq!(zone("8/p7/8/4k3/8/8/8/KBN5"), MateZone::Corner);
     }

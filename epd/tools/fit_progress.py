@@ -1,18 +1,24 @@
 #!/usr/bin/env python3
-"""Fits the prover's K+B+N v K progress distance (src/search/progress.rs,
-`bishop_and_knight_distance`).
+"""Fits the prover's progress distances of quiet mates against a lone king
+(src/search/progress.rs: `bishop_and_knight_distance`, `bishops_distance`).
 
-Walks the tablebase lines of an EPD suite of K+B+N v K mates (`FEN bm #N; PV: ...;`),
-takes every position on them with the mating side to move and all four men on the
-board, labels it with its distance to mate, and fits an additive model of the kings'
-placement: one table per feature (the defending king's distance to the nearer corner of
-the bishop's colour, to the nearer other corner and to the edge, the kings' distance,
-the attacking king's distance to that mating corner; of two mating corners equally near
-the defending king, the one nearer the attacking king), least squares with a small
-ridge. Prints the variance explained on held-out lines (the model against the measure
-it replaced: twice the corner distance plus the kings' distance) and the tables in
-units of 20 a move, each table's smallest entry 0. Run from the repository root:
-  python3 epd/tools/fit_kbn.py ../shared/epd/endgames/KBNvK500pv.epd
+Walks the tablebase lines of an EPD suite of K+B+N v K or K+B+B v K mates (`FEN bm #N;
+PV: ...;`), takes every position on them with the mating side to move and all four men
+on the board, labels it with its distance to mate, and fits an additive model of the
+kings' placement: one table per feature, least squares with a small ridge.
+- kbn: the defending king's distance to the nearer corner of the bishop's colour, to
+  the nearer other corner and to the edge, the kings' distance, the attacking king's
+  distance to that mating corner;
+- kbb: the defending king's distance to the nearest corner and to the edge, the kings'
+  distance, the attacking king's distance to that corner.
+Of two corners equally near the defending king, the one nearer the attacking king.
+Prints the variance explained on held-out lines (the model against the measure it
+replaced: twice the corner distance plus the kings' distance) and the tables in units
+of 20 a move, each table's smallest entry 0. `--half` fits on the first half of the
+lines only (the split the held-out figures use first), to measure on the other half.
+Run from the repository root:
+  python3 epd/tools/fit_progress.py kbn ../shared/epd/endgames/KBNvK500pv.epd
+  python3 epd/tools/fit_progress.py kbb ../shared/epd/endgames/KBBvK500pv.epd
 Needs: pip install chess numpy.
 """
 import re
@@ -22,7 +28,12 @@ import chess
 import numpy as np
 
 RIDGE = 5.0
-FEATURES = {'corner': 7, 'other_corner': 7, 'edge': 3, 'kings': 7, 'own_king_corner': 7}  # name: largest value
+KIND = sys.argv[1]
+FEATURES = {  # name: largest value
+    'kbn': {'corner': 7, 'other_corner': 7, 'edge': 3, 'kings': 7, 'own_king_corner': 7},
+    'kbb': {'corner': 3, 'edge': 3, 'kings': 7, 'own_king_corner': 7},
+}[KIND]
+CORNERS = (chess.A1, chess.A8, chess.H1, chess.H8)
 
 
 def edge(sq):
@@ -33,15 +44,18 @@ def edge(sq):
 def features(board):
     strong, weak = board.turn, not board.turn
     sk, wk = board.king(strong), board.king(weak)
-    bishop = next(iter(board.pieces(chess.BISHOP, strong)))
-    dark = bool(chess.BB_DARK_SQUARES & chess.BB_SQUARES[bishop])
-    mating, other = ((chess.A1, chess.H8), (chess.A8, chess.H1)) if dark else ((chess.A8, chess.H1), (chess.A1, chess.H8))
     d = chess.square_distance
+    if KIND == 'kbn':
+        bishop = next(iter(board.pieces(chess.BISHOP, strong)))
+        dark = bool(chess.BB_DARK_SQUARES & chess.BB_SQUARES[bishop])
+        mating = (chess.A1, chess.H8) if dark else (chess.A8, chess.H1)
+    else:
+        mating = CORNERS
     corner = min(mating, key=lambda c: (d(wk, c), d(sk, c)))
-    return {
-        'corner': d(wk, corner), 'other_corner': min(d(wk, c) for c in other), 'edge': edge(wk),
-        'kings': d(sk, wk), 'own_king_corner': d(sk, corner),
-    }
+    f = {'corner': d(wk, corner), 'edge': edge(wk), 'kings': d(sk, wk), 'own_king_corner': d(sk, corner)}
+    if KIND == 'kbn':
+        f['other_corner'] = min(d(wk, c) for c in CORNERS if c not in mating)
+    return f
 
 
 def samples(path):
@@ -78,7 +92,7 @@ def explained(pred, y):
 
 
 def main():
-    data = list(samples(sys.argv[1]))
+    data = list(samples(sys.argv[2]))
     lines = np.array([s[0] for s in data])
     y = np.array([s[1] for s in data], float)
     x = one_hot([s[2] for s in data])
@@ -91,6 +105,9 @@ def main():
         m = np.c_[old, np.ones(len(y))]
         g, *_ = np.linalg.lstsq(m[train], y[train], rcond=None)
         print(f'held-out half {seed}: model explains {model:.2f}, the old measure {explained(m[~train] @ g, y[~train]):.2f}')
+    if '--half' in sys.argv:
+        first = (np.random.default_rng(0).random(lines.max() + 1) < 0.5)[lines]
+        x, y = x[first], y[first]
     c = fit(x, y)
     i = 0
     for name, top in FEATURES.items():
