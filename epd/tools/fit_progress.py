@@ -21,24 +21,18 @@ Run from the repository root:
   python3 epd/tools/fit_progress.py kbb ../shared/epd/endgames/KBBvK500pv.epd
 Needs: pip install chess numpy.
 """
-import re
 import sys
 
 import chess
-import numpy as np
 
-RIDGE = 5.0
+from tablebase_fit import edge, report, samples
+
 KIND = sys.argv[1]
 FEATURES = {  # name: largest value
     'kbn': {'corner': 7, 'other_corner': 7, 'edge': 3, 'kings': 7, 'own_king_corner': 7},
     'kbb': {'corner': 3, 'edge': 3, 'kings': 7, 'own_king_corner': 7},
 }[KIND]
 CORNERS = (chess.A1, chess.A8, chess.H1, chess.H8)
-
-
-def edge(sq):
-    f, r = chess.square_file(sq), chess.square_rank(sq)
-    return min(f, 7 - f, r, 7 - r)
 
 
 def features(board):
@@ -58,63 +52,10 @@ def features(board):
     return f
 
 
-def samples(path):
-    """(line number, distance to mate, features) for each position on the lines."""
-    for number, line in enumerate(open(path)):
-        m = re.search(r'bm #(-?\d+); PV: ([^;]*);', line)
-        if not m:
-            continue
-        n, pv = int(m.group(1)), m.group(2).split()
-        board = chess.Board(' '.join(line.split()[:4]) + ' 0 1')
-        strong = board.turn if n > 0 else not board.turn
-        to_mate = abs(n)
-        for move in pv:
-            if board.turn == strong and len(board.piece_map()) == 4:
-                yield number, to_mate, features(board)
-            board.push_uci(move)
-            if board.turn == strong:
-                to_mate -= 1
-
-
-def one_hot(rows):
-    return np.array([[float(f[name] == v) for name, top in FEATURES.items() for v in range(top + 1)] for f in rows])
-
-
-def fit(x, y):
-    a = np.c_[x, np.ones(len(y))]
-    ridge = RIDGE * np.eye(a.shape[1])
-    ridge[-1, -1] = 0
-    return np.linalg.solve(a.T @ a + ridge, a.T @ y)
-
-
-def explained(pred, y):
-    return 1 - ((pred - y) ** 2).sum() / ((y - y.mean()) ** 2).sum()
-
-
-def main():
-    data = list(samples(sys.argv[2]))
-    lines = np.array([s[0] for s in data])
-    y = np.array([s[1] for s in data], float)
-    x = one_hot([s[2] for s in data])
-    old = np.array([2 * f['corner'] + f['kings'] for _, _, f in data], float)
-    print(f'{len(y)} positions from {len(set(lines))} lines')
-    for seed in range(3):
-        train = (np.random.default_rng(seed).random(lines.max() + 1) < 0.5)[lines]
-        c = fit(x[train], y[train])
-        model = explained(np.c_[x[~train], np.ones((~train).sum())] @ c, y[~train])
-        m = np.c_[old, np.ones(len(y))]
-        g, *_ = np.linalg.lstsq(m[train], y[train], rcond=None)
-        print(f'held-out half {seed}: model explains {model:.2f}, the old measure {explained(m[~train] @ g, y[~train]):.2f}')
-    if '--half' in sys.argv:
-        first = (np.random.default_rng(0).random(lines.max() + 1) < 0.5)[lines]
-        x, y = x[first], y[first]
-    c = fit(x, y)
-    i = 0
-    for name, top in FEATURES.items():
-        table = c[i:i + top + 1]
-        i += top + 1
-        print(f'{name:>16}: {[int(round(20 * (v - table.min()))) for v in table]}')
+def four_men(board, strong):
+    return len(board.piece_map()) == 4
 
 
 if __name__ == '__main__':
-    main()
+    data = list(samples(sys.argv[2], four_men, features))
+    report(data, FEATURES, lambda f: 2 * f['corner'] + f['kings'], 'the old measure', '--half' in sys.argv)
