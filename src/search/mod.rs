@@ -107,8 +107,8 @@ const FAR_RUNGS: std::ops::RangeInclusive<usize> = 2..=5;
 /// meet). 49 moves, the longest mate the claim allows from a fresh clock, rather than
 /// the ladder's rung of 45: nodes to the first proof (`solve FEN --nodes 3000000 --hash
 /// 256`), geometric mean of 49 against 45, 90 K+B+B v K of 10 moves or more 0.965 (48
-/// fewer, 33 more), 48 K+B+N v K of up to 22 moves 0.967 (12 within 1.3M nodes against
-/// 13), 60 K+R+B v K+R 0.990 (27 fewer, 16 more); 40 K+Q v K+P, 40 K+R+P v K+R, 50
+/// fewer, 33 more), 48 K+B+N v K of up to 22 moves 0.967 (13 within 1.3M nodes against
+/// 12), 60 K+R+B v K+R 0.990 (27 fewer, 16 more); 40 K+Q v K+P, 40 K+R+P v K+R, 50
 /// K+B+P v K+B and 80 matetrack positions of at most six men without queen or rook
 /// between 1.000 and 1.004. A bound of 25 or 32 moves for two bishops, whose mates
 /// take at most 19: 1.55 and 1.13 times the nodes.

@@ -161,13 +161,10 @@ fn bishop_and_knight_distance(attacker: Square, defender: Square, dark: bool) ->
     const KINGS: [u32; 8] = [113, 113, 0, 45, 108, 149, 176, 200];
     const OWN_KING_CORNER: [u32; 8] = [71, 63, 3, 0, 23, 19, 44, 58];
     let d = |a: Square, b: Square| a.distance(b) as usize;
-    let [a, b] = bishop_corners(dark);
-    // The mating corner the defending king is nearer, or of two alike the one nearer
-    // the attacking king.
-    let corner = if (d(defender, a), d(attacker, a)) <= (d(defender, b), d(attacker, b)) { a } else { b };
-    let [c, e] = bishop_corners(!dark);
+    let zone = MateZone::BishopCorner { dark };
+    let corner = zone.nearest_corner(defender, attacker);
     let sum = CORNER[d(defender, corner)]
-        + OTHER_CORNER[d(defender, c).min(d(defender, e))]
+        + OTHER_CORNER[MateZone::BishopCorner { dark: !dark }.distance(defender) as usize]
         + EDGE[edge_distance(defender) as usize]
         + KINGS[d(attacker, defender)]
         + OWN_KING_CORNER[d(attacker, corner)];
@@ -200,20 +197,12 @@ fn bishops_distance(attacker: Square, defender: Square) -> u32 {
     const KINGS: [u32; 8] = [39, 39, 0, 14, 32, 48, 65, 76];
     const OWN_KING_CORNER: [u32; 8] = [81, 71, 0, 37, 56, 73, 79, 90];
     let d = |a: Square, b: Square| a.distance(b) as usize;
-    let corner = CORNERS.into_iter().min_by_key(|&c| (d(defender, c), d(attacker, c))).unwrap_or(Square::A1);
+    let corner = MateZone::Bishops.nearest_corner(defender, attacker);
     let sum = CORNER[d(defender, corner).min(3)]
         + EDGE[edge_distance(defender) as usize]
         + KINGS[d(attacker, defender)]
         + OWN_KING_CORNER[d(attacker, corner)];
     sum / 10
-}
-
-/// The four corners.
-const CORNERS: [Square; 4] = [Square::A1, Square::A8, Square::H1, Square::H8];
-
-/// The corners of one square colour: a1 and h8 are dark, a8 and h1 light.
-fn bishop_corners(dark: bool) -> [Square; 2] {
-    if dark { [Square::A1, Square::H8] } else { [Square::A8, Square::H1] }
 }
 
 /// Where the attacker's men can mate the defending king, as the progress numbers see it.
@@ -264,12 +253,29 @@ impl MateZone {
         match self {
             MateZone::Edge => edge_distance(sq),
             MateZone::Corner => corner_distance(sq),
-            MateZone::Bishops => CORNERS.iter().map(|&c| sq.distance(c)).min().unwrap_or(0),
-            MateZone::BishopCorner { dark } => {
-                let [a, b] = bishop_corners(dark);
-                sq.distance(a).min(sq.distance(b))
+            MateZone::BishopCorner { .. } | MateZone::Bishops => {
+                self.corners().iter().map(|&c| sq.distance(c)).min().unwrap_or(0)
             }
         }
+    }
+
+    /// The corners the zone counts king steps to: those of the bishop's colour (a1 and h8
+    /// are dark, a8 and h1 light), or all four for two bishops. None for the zones
+    /// measured otherwise.
+    fn corners(self) -> &'static [Square] {
+        match self {
+            MateZone::BishopCorner { dark: true } => &[Square::A1, Square::H8],
+            MateZone::BishopCorner { dark: false } => &[Square::A8, Square::H1],
+            MateZone::Bishops => &[Square::A1, Square::A8, Square::H1, Square::H8],
+            MateZone::Edge | MateZone::Corner => &[],
+        }
+    }
+
+    /// The zone's corner nearest the defending king on `defender`; of two alike, the one
+    /// nearer the attacking king on `attacker` (the corner the fitted distances measure
+    /// the attacking king's distance to).
+    fn nearest_corner(self, defender: Square, attacker: Square) -> Square {
+        self.corners().iter().copied().min_by_key(|&c| (defender.distance(c), attacker.distance(c))).unwrap_or(defender)
     }
 }
 
