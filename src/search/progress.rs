@@ -123,8 +123,10 @@ impl Kings {
     #[inline]
     pub fn distance(self) -> u32 {
         match self.zone {
-            MateZone::BishopCorner { dark } => bishop_and_knight_distance(self.attacker, self.defender, dark),
-            MateZone::Bishops => bishops_distance(self.attacker, self.defender),
+            MateZone::BishopCorner { dark } => {
+                u32::from(BISHOP_AND_KNIGHT[usize::from(dark)][self.attacker as usize][self.defender as usize])
+            }
+            MateZone::Bishops => u32::from(BISHOPS[self.attacker as usize][self.defender as usize]),
             MateZone::Edge | MateZone::Corner => {
                 2 * self.zone.distance(self.defender) + self.attacker.distance(self.defender)
             }
@@ -154,21 +156,20 @@ impl Kings {
 /// 10 to 21 moves at 2M, 13 either way (13 to 17 with other scales and tie-breaks of the
 /// model: proofs there hang on where the search happens to start); 16 mates of 22 to 30
 /// moves at 3M, none either way.
-fn bishop_and_knight_distance(attacker: Square, defender: Square, dark: bool) -> u32 {
+const fn bishop_and_knight_distance(attacker: usize, defender: usize, dark: bool) -> u8 {
     const CORNER: [u32; 8] = [0, 15, 50, 92, 121, 139, 151, 157];
     const OTHER_CORNER: [u32; 8] = [157, 151, 139, 121, 92, 50, 15, 0];
     const EDGE: [u32; 4] = [0, 80, 162, 206];
     const KINGS: [u32; 8] = [113, 113, 0, 45, 108, 149, 176, 200];
     const OWN_KING_CORNER: [u32; 8] = [71, 63, 3, 0, 23, 19, 44, 58];
-    let d = |a: Square, b: Square| a.distance(b) as usize;
-    let zone = MateZone::BishopCorner { dark };
-    let corner = zone.nearest_corner(defender, attacker);
-    let sum = CORNER[d(defender, corner)]
-        + OTHER_CORNER[MateZone::BishopCorner { dark: !dark }.distance(defender) as usize]
-        + EDGE[edge_distance(defender) as usize]
-        + KINGS[d(attacker, defender)]
-        + OWN_KING_CORNER[d(attacker, corner)];
-    sum / 10
+    let corner = nearest_corner(MateZone::BishopCorner { dark }.corners(), defender, attacker);
+    let other = nearest_corner(MateZone::BishopCorner { dark: !dark }.corners(), defender, attacker);
+    let sum = CORNER[steps(defender, corner)]
+        + OTHER_CORNER[steps(defender, other)]
+        + EDGE[steps_to_edge(defender)]
+        + KINGS[steps(attacker, defender)]
+        + OWN_KING_CORNER[steps(attacker, corner)];
+    (sum / 10) as u8
 }
 
 /// The progress distance of a K+B+B v K position from its kings alone, as
@@ -191,18 +192,87 @@ fn bishop_and_knight_distance(attacker: Square, defender: Square, dark: bool) ->
 /// 445,875 (3M; 40 within 1.3M against 39); 70 positions 13 to 19 moves from mate, one
 /// from each of 70 lines, 121,509 against 146,657. The sum divided by 7 or 15 instead of
 /// 10: 202,437 and 199,860 on the first 40.
-fn bishops_distance(attacker: Square, defender: Square) -> u32 {
+const fn bishops_distance(attacker: usize, defender: usize) -> u8 {
     const CORNER: [u32; 4] = [0, 24, 50, 66];
     const EDGE: [u32; 4] = [0, 49, 86, 113];
     const KINGS: [u32; 8] = [39, 39, 0, 14, 32, 48, 65, 76];
     const OWN_KING_CORNER: [u32; 8] = [81, 71, 0, 37, 56, 73, 79, 90];
-    let d = |a: Square, b: Square| a.distance(b) as usize;
-    let corner = MateZone::Bishops.nearest_corner(defender, attacker);
-    let sum = CORNER[d(defender, corner).min(3)]
-        + EDGE[edge_distance(defender) as usize]
-        + KINGS[d(attacker, defender)]
-        + OWN_KING_CORNER[d(attacker, corner)];
-    sum / 10
+    let corner = nearest_corner(MateZone::Bishops.corners(), defender, attacker);
+    let near = steps(defender, corner);
+    let sum = CORNER[if near < 3 { near } else { 3 }]
+        + EDGE[steps_to_edge(defender)]
+        + KINGS[steps(attacker, defender)]
+        + OWN_KING_CORNER[steps(attacker, corner)];
+    (sum / 10) as u8
+}
+
+/// The fitted distances of every placement of the two kings, `[attacker][defender]` by
+/// square index, made when the program is compiled: the search asks for one at every
+/// quiet move and reply it starts, and working the model out there took a tenth of a
+/// K+B+B v K proof's time (`perf`).
+static BISHOPS: [[u8; 64]; 64] = {
+    let mut table = [[0; 64]; 64];
+    let mut a = 0;
+    while a < 64 {
+        let mut d = 0;
+        while d < 64 {
+            table[a][d] = bishops_distance(a, d);
+            d += 1;
+        }
+        a += 1;
+    }
+    table
+};
+
+/// [`bishop_and_knight_distance`] by the bishop's colour (light, dark), then as
+/// [`BISHOPS`].
+static BISHOP_AND_KNIGHT: [[[u8; 64]; 64]; 2] = {
+    let mut table = [[[0; 64]; 64]; 2];
+    let mut a = 0;
+    while a < 64 {
+        let mut d = 0;
+        while d < 64 {
+            table[0][a][d] = bishop_and_knight_distance(a, d, false);
+            table[1][a][d] = bishop_and_knight_distance(a, d, true);
+            d += 1;
+        }
+        a += 1;
+    }
+    table
+};
+
+/// King steps between the squares of indices `a` and `b` (`Square::distance`, for
+/// compile-time use).
+const fn steps(a: usize, b: usize) -> usize {
+    let files = (a % 8).abs_diff(b % 8);
+    let ranks = (a / 8).abs_diff(b / 8);
+    if files > ranks { files } else { ranks }
+}
+
+/// King steps from the square of index `sq` to the nearest edge ([`edge_distance`]).
+const fn steps_to_edge(sq: usize) -> usize {
+    let (file, rank) = (sq % 8, sq / 8);
+    let f = if file < 7 - file { file } else { 7 - file };
+    let r = if rank < 7 - rank { rank } else { 7 - rank };
+    if f < r { f } else { r }
+}
+
+/// Of `corners`, the one nearest the defending king on `defender`; of two alike, the one
+/// nearer the attacking king on `attacker` (the corner the fitted distances measure the
+/// attacking king's distance to); of those, the first.
+const fn nearest_corner(corners: &[Square], defender: usize, attacker: usize) -> usize {
+    let mut best = corners[0] as usize;
+    let mut i = 1;
+    while i < corners.len() {
+        let c = corners[i] as usize;
+        let (d, a) = (steps(defender, c), steps(attacker, c));
+        let (best_d, best_a) = (steps(defender, best), steps(attacker, best));
+        if d < best_d || (d == best_d && a < best_a) {
+            best = c;
+        }
+        i += 1;
+    }
+    best
 }
 
 /// Where the attacker's men can mate the defending king, as the progress numbers see it.
@@ -262,20 +332,13 @@ impl MateZone {
     /// The corners the zone counts king steps to: those of the bishop's colour (a1 and h8
     /// are dark, a8 and h1 light), or all four for two bishops. None for the zones
     /// measured otherwise.
-    fn corners(self) -> &'static [Square] {
+    const fn corners(self) -> &'static [Square] {
         match self {
             MateZone::BishopCorner { dark: true } => &[Square::A1, Square::H8],
             MateZone::BishopCorner { dark: false } => &[Square::A8, Square::H1],
             MateZone::Bishops => &[Square::A1, Square::A8, Square::H1, Square::H8],
             MateZone::Edge | MateZone::Corner => &[],
         }
-    }
-
-    /// The zone's corner nearest the defending king on `defender`; of two alike, the one
-    /// nearer the attacking king on `attacker` (the corner the fitted distances measure
-    /// the attacking king's distance to).
-    fn nearest_corner(self, defender: Square, attacker: Square) -> Square {
-        self.corners().iter().copied().min_by_key(|&c| (defender.distance(c), attacker.distance(c))).unwrap_or(defender)
     }
 }
 
