@@ -210,36 +210,31 @@ const fn bishops_distance(attacker: usize, defender: usize) -> u8 {
 /// square index, made when the program is compiled: the search asks for one at every
 /// quiet move and reply it starts, and working the model out there took a tenth of a
 /// K+B+B v K proof's time (`perf`).
-static BISHOPS: [[u8; 64]; 64] = {
+static BISHOPS: [[u8; 64]; 64] = fitted_table(MateZone::Bishops);
+
+/// [`bishop_and_knight_distance`] by the bishop's colour (light, dark), as [`BISHOPS`].
+static BISHOP_AND_KNIGHT: [[[u8; 64]; 64]; 2] =
+    [fitted_table(MateZone::BishopCorner { dark: false }), fitted_table(MateZone::BishopCorner { dark: true })];
+
+/// The fitted distance of `zone` for every placement of the kings (zeros for the zones
+/// measured without a fit).
+const fn fitted_table(zone: MateZone) -> [[u8; 64]; 64] {
     let mut table = [[0; 64]; 64];
     let mut a = 0;
     while a < 64 {
         let mut d = 0;
         while d < 64 {
-            table[a][d] = bishops_distance(a, d);
+            table[a][d] = match zone {
+                MateZone::Bishops => bishops_distance(a, d),
+                MateZone::BishopCorner { dark } => bishop_and_knight_distance(a, d, dark),
+                MateZone::Edge | MateZone::Corner => 0,
+            };
             d += 1;
         }
         a += 1;
     }
     table
-};
-
-/// [`bishop_and_knight_distance`] by the bishop's colour (light, dark), then as
-/// [`BISHOPS`].
-static BISHOP_AND_KNIGHT: [[[u8; 64]; 64]; 2] = {
-    let mut table = [[[0; 64]; 64]; 2];
-    let mut a = 0;
-    while a < 64 {
-        let mut d = 0;
-        while d < 64 {
-            table[0][a][d] = bishop_and_knight_distance(a, d, false);
-            table[1][a][d] = bishop_and_knight_distance(a, d, true);
-            d += 1;
-        }
-        a += 1;
-    }
-    table
-};
+}
 
 /// King steps between the squares of indices `a` and `b` (`Square::distance`, for
 /// compile-time use).
@@ -476,6 +471,21 @@ mod tests {
         let on_edge = Kings { attacker: Square::D6, defender: Square::D8, zone: MateZone::Edge, armed: false };
         assert_eq!(on_edge.distance(), 2);
         assert_eq!(Kings { zone: MateZone::Corner, ..on_edge }.distance(), 8);
+    }
+
+    #[test]
+    fn the_fitted_distances_are_least_in_the_mating_net() {
+        let kings = |attacker, defender, zone| Kings { attacker, defender, zone, armed: false }.distance();
+        // Two bishops: king in the corner, the other a knight's jump away, two steps from it.
+        assert_eq!(kings(Square::C2, Square::A1, MateZone::Bishops), 0);
+        assert_eq!(kings(Square::F7, Square::H8, MateZone::Bishops), 0);
+        // Far from it: the kings at opposite corners, the defending king in the centre.
+        assert_eq!(kings(Square::H8, Square::A1, MateZone::Bishops), 16);
+        assert_eq!(kings(Square::A1, Square::D4, MateZone::Bishops), 27);
+        // Bishop and knight: the right corner against the wrong one.
+        let dark = MateZone::BishopCorner { dark: true };
+        assert!(kings(Square::C3, Square::A1, dark) < kings(Square::C6, Square::A8, dark));
+        assert_eq!(kings(Square::C3, Square::A1, dark), kings(Square::F6, Square::H8, dark));
     }
 
     #[test]
