@@ -118,8 +118,8 @@ impl Kings {
     /// mates in 13 moves or more) from 375,852 to 339,811 and from 356,038 to 325,521;
     /// three times gave 333,345 and 319,131 but lost a shortest mate on 80 matetrack
     /// positions of at most six men without queen or rook, where twice kept 78/72.
-    /// With bishop and knight the measure is a fitted one instead
-    /// ([`bishop_and_knight_distance`]).
+    /// With bishop and knight, and with two bishops, the measure is a fitted one instead
+    /// ([`bishop_and_knight_distance`], [`bishops_distance`]).
     #[inline]
     pub fn distance(self) -> u32 {
         match self.zone {
@@ -236,8 +236,9 @@ const fn fitted_table(zone: MateZone) -> [[u8; 64]; 64] {
     table
 }
 
-/// King steps between the squares of indices `a` and `b` (`Square::distance`, for
-/// compile-time use).
+/// King steps between the squares of indices `a` and `b`: `Square::distance` on indices.
+/// (`Square::distance` is a `const fn` too, but its range checks made the tables' 12,288
+/// evaluations trip the compiler's long-running const evaluation lint.)
 const fn steps(a: usize, b: usize) -> usize {
     let files = (a % 8).abs_diff(b % 8);
     let ranks = (a / 8).abs_diff(b / 8);
@@ -319,7 +320,8 @@ impl MateZone {
             MateZone::Edge => edge_distance(sq),
             MateZone::Corner => corner_distance(sq),
             MateZone::BishopCorner { .. } | MateZone::Bishops => {
-                self.corners().iter().map(|&c| sq.distance(c)).min().unwrap_or(0)
+                let sq = sq as usize;
+                steps(sq, nearest_corner(self.corners(), sq, sq)) as u32
             }
         }
     }
