@@ -310,8 +310,6 @@ struct Slot {
     best: MoveCode,
     depth: u8,
     bound: Bound,
-    /// The search that stored it: older entries give way to any newer one.
-    generation: u8,
 }
 
 /// The fallback's own small table (best move and bounds per position, for ordering and
@@ -321,7 +319,6 @@ struct Slot {
 #[derive(Default)]
 pub struct Table {
     slots: Vec<Slot>,
-    generation: u8,
 }
 
 impl Table {
@@ -349,21 +346,21 @@ impl Table {
         self.slots.fill(Slot::default());
     }
 
-    fn new_search(&mut self) {
-        self.generation = self.generation.wrapping_add(1);
-    }
-
     fn probe(&self, key: u64) -> Option<Slot> {
         let slot = self.slots[key as usize & (self.slots.len() - 1)];
         (slot.key == key && key != 0).then_some(slot)
     }
 
+    /// Stores `slot` for `key`: over another position always, over the same position
+    /// unless that entry is deeper and the new one only a bound. A deeper entry of an
+    /// earlier search (the game's last move) stays: when a shallower iteration's window
+    /// cannot use it, it is searched again but not forgotten, and the iteration of its own
+    /// depth cuts on it.
     fn store(&mut self, key: u64, slot: Slot) {
-        let generation = self.generation;
         let i = key as usize & (self.slots.len() - 1);
         let old = &mut self.slots[i];
-        if old.key != key || old.generation != generation || slot.depth >= old.depth || slot.bound == Bound::Exact {
-            *old = Slot { key, generation, ..slot };
+        if old.key != key || slot.depth >= old.depth || slot.bound == Bound::Exact {
+            *old = Slot { key, ..slot };
         }
     }
 }
@@ -693,8 +690,7 @@ impl Fallback<'_> {
                 Bound::Upper
             };
             let depth = depth.min(u32::from(u8::MAX)) as u8;
-            self.table
-                .store(h, Slot { key: h, score: to_table(best, p), best: best_move, depth, bound, generation: 0 });
+            self.table.store(h, Slot { key: h, score: to_table(best, p), best: best_move, depth, bound });
         }
         best
     }
@@ -724,13 +720,19 @@ pub fn choose_move(
     let mut fresh = Table::new();
     let table = table.unwrap_or(&mut fresh);
     table.reserve(time);
-    table.new_search();
     let mut root: Vec<Move> =
         pos.legal_moves().into_iter().filter(|m| allowed.is_empty() || allowed.contains(m)).collect();
     if root.is_empty() {
         return None;
     }
     let root_node = Node::new(pos.clone());
+    // The best move a kept table knows for this position (the last move's search saw it
+    // as a grandchild, or the same position was searched before) goes first.
+    if let Some(known) = table.probe(root_node.hash).and_then(|s| s.best.decode(pos))
+        && let Some(i) = root.iter().position(|&m| m == known)
+    {
+        root[..=i].rotate_right(1);
+    }
     let mut f = Fallback {
         table,
         deadline: Instant::now() + time,
@@ -776,6 +778,14 @@ pub fn choose_move(
         }
         if let Some((m, score, line)) = depth_best {
             choice = Choice { best: m, ponder: line.get(1).copied(), score, depth, nodes: f.nodes };
+            let slot = Slot {
+                key: root_node.hash,
+                score,
+                best: MoveCode::of(m),
+                depth: depth.min(u32::from(u8::MAX)) as u8,
+                bound: Bound::Exact,
+            };
+            f.table.store(root_node.hash, slot);
             f.prev_pv = line;
             // Search the best move first next time.
             if let Some(i) = root.iter().position(|&r| r == m) {
