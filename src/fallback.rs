@@ -38,6 +38,8 @@ use crate::search::movecode::MoveCode;
 use crate::search::node::Node;
 use crate::search::progress::edge_distance;
 
+mod queen_rook;
+
 /// The score of a mate in 0 (from the mated side's view, negated).
 const MATE: i32 = 100_000;
 
@@ -116,44 +118,12 @@ fn mop_up(pos: &Chess, strong: Color, material_edge: i32) -> i32 {
 }
 
 /// How near `strong` is to mating in K+Q v K+R, in centipawns (20 a move of the
-/// distance to mate), from the placement of the four men and the defending king's safe flights.
-///
-/// Each table holds the mean mate distance (times 20, its smallest entry 0) that goes with
-/// one feature: the defending king's distance to the edge and to a corner, the kings'
-/// distance, the rook's distance to either king and to the edge, the queen's distance to
-/// the defending king, the own king's distance to the edge, and the defending king's
-/// safe flight squares. They are the least-squares fit (ridge 5) of an additive model to
-/// the mate distances along the tablebase lines of the shared K+Q v K+R suite (15,133
-/// positions with the queen's side to move): fit on a random half of the lines, the
-/// model explains 69% of the variance of the mate distance on the other half, where the
-/// general mop-up terms (edge, kings' distance, flights, rook apart) explain 50%. What it
-/// learned is the technique: the defender's king on the edge and near a corner, the
-/// kings in opposition, the rook cut off from its king and driven to the edge. The fit
-/// is epd/tools/fit_kqkr.py.
+/// distance to mate), from the placement of the four men and the defending king's safe
+/// flights: the model of [`queen_rook`], fitted to tablebase lines. What it learned is
+/// the technique: the defending king on the edge and near a corner, the kings in
+/// opposition, the rook cut off from its king and driven to the edge.
 fn queen_against_rook(sk: Square, wk: Square, duel: QueenRook, flights: u32) -> i32 {
-    const EDGE: [i32; 4] = [0, 14, 52, 91];
-    const CORNER: [i32; 4] = [0, 20, 53, 90];
-    const KINGS: [i32; 8] = [74, 74, 0, 20, 64, 99, 123, 140];
-    const ROOK_KING: [i32; 8] = [55, 120, 113, 83, 0, 16, 34, 18];
-    const ROOK_OWN_KING: [i32; 8] = [85, 0, 73, 118, 115, 62, 111, 119];
-    const QUEEN_KING: [i32; 8] = [18, 18, 38, 26, 29, 13, 4, 0];
-    const FLIGHTS: [i32; 9] = [0, 9, 27, 33, 36, 74, 88, 79, 106];
-    const ROOK_EDGE: [i32; 4] = [0, 18, 76, 101];
-    const OWN_KING_EDGE: [i32; 4] = [7, 0, 4, 25];
-    let QueenRook { queen, rook } = duel;
-    let edge = |sq: Square| edge_distance(sq) as usize;
-    let corner = [Square::A1, Square::A8, Square::H1, Square::H8].iter().map(|&c| wk.distance(c)).min().unwrap_or(3);
-    let d = |a: Square, b: Square| a.distance(b) as usize;
-    let distance_to_mate = EDGE[edge(wk)]
-        + CORNER[(corner as usize).min(3)]
-        + KINGS[d(sk, wk)]
-        + ROOK_KING[d(rook, wk)]
-        + ROOK_OWN_KING[d(rook, sk)]
-        + QUEEN_KING[d(queen, wk)]
-        + FLIGHTS[flights.min(8) as usize]
-        + ROOK_EDGE[edge(rook)]
-        + OWN_KING_EDGE[edge(sk)];
-    800 - distance_to_mate
+    800 - queen_rook::distance_to_mate(sk, wk, duel.queen, duel.rook, flights)
 }
 
 /// The attacker's queen and the defender's rook of a K+Q v K+R position.
