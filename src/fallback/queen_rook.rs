@@ -24,8 +24,8 @@ use shakmaty::Square;
 /// A table indexed by [file step + 7][rank step + 7].
 type Steps = [[i16; 15]; 15];
 
-/// A square as (file, rank) of the board turned so that the defending king stands in the
-/// triangle a1-d1-d4.
+/// How the board is turned so that the defending king stands in the triangle a1-d1-d4:
+/// mirrored (files), flipped (ranks), then reflected in the a1-h8 diagonal.
 #[derive(Clone, Copy, Debug)]
 struct Turned {
     mirror: bool,
@@ -44,11 +44,12 @@ impl Turned {
         Turned { transpose: d.1 > d.0 || (d.1 == d.0 && a.1 > a.0), ..plain }
     }
 
+    /// `sq` on the turned board, as (file, rank).
     fn at(self, sq: Square) -> (usize, usize) {
-        let (file, rank) = (sq.file() as usize, sq.rank() as usize);
-        let file = if self.mirror { 7 - file } else { file };
-        let rank = if self.flip { 7 - rank } else { rank };
-        if self.transpose { (rank, file) } else { (file, rank) }
+        let sq = if self.mirror { sq.flip_horizontal() } else { sq };
+        let sq = if self.flip { sq.flip_vertical() } else { sq };
+        let sq = if self.transpose { sq.flip_diagonal() } else { sq };
+        (sq.file() as usize, sq.rank() as usize)
     }
 }
 
@@ -187,17 +188,9 @@ mod tests {
 
     /// `sq` under one of the board's eight symmetries.
     fn image(sq: Square, symmetry: usize) -> Square {
-        let (mut file, mut rank) = (sq.file() as u32, sq.rank() as u32);
-        if symmetry & 1 != 0 {
-            file = 7 - file;
-        }
-        if symmetry & 2 != 0 {
-            rank = 7 - rank;
-        }
-        if symmetry & 4 != 0 {
-            (file, rank) = (rank, file);
-        }
-        Square::new(rank * 8 + file)
+        let sq = if symmetry & 1 != 0 { sq.flip_horizontal() } else { sq };
+        let sq = if symmetry & 2 != 0 { sq.flip_vertical() } else { sq };
+        if symmetry & 4 != 0 { sq.flip_diagonal() } else { sq }
     }
 
     #[test]
