@@ -320,8 +320,7 @@ impl MateZone {
             MateZone::Edge => edge_distance(sq),
             MateZone::Corner => corner_distance(sq),
             MateZone::BishopCorner { .. } | MateZone::Bishops => {
-                let sq = sq as usize;
-                steps(sq, nearest_corner(self.corners(), sq, sq)) as u32
+                self.corners().iter().map(|&c| sq.distance(c)).min().unwrap_or(0)
             }
         }
     }
