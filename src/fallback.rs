@@ -37,8 +37,7 @@ use crate::search::monitor::Control;
 use crate::search::movecode::MoveCode;
 use crate::search::node::Node;
 use crate::search::progress::edge_distance;
-
-mod queen_rook;
+use crate::search::queen_rook::{self, QueenRook};
 
 /// The score of a mate in 0 (from the mated side's view, negated).
 const MATE: i32 = 100_000;
@@ -124,25 +123,6 @@ fn mop_up(pos: &Chess, strong: Color, material_edge: i32) -> i32 {
 /// opposition, the rook cut off from its king and driven to the edge.
 fn queen_against_rook(sk: Square, wk: Square, duel: QueenRook, flights: u32) -> i32 {
     800 - queen_rook::distance_to_mate(sk, wk, duel.queen, duel.rook, flights)
-}
-
-/// The attacker's queen and the defender's rook of a K+Q v K+R position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct QueenRook {
-    queen: Square,
-    rook: Square,
-}
-
-impl QueenRook {
-    /// The queen of `strong` and the rook of the other side, when they are the only men
-    /// besides the kings.
-    fn of(board: &shakmaty::Board, strong: Color) -> Option<QueenRook> {
-        let ours = board.by_color(strong) & !board.kings();
-        let theirs = board.by_color(!strong) & !board.kings();
-        let (queen, rook) = (ours.single_square()?, theirs.single_square()?);
-        (board.role_at(queen) == Some(Role::Queen) && board.role_at(rook) == Some(Role::Rook))
-            .then_some(QueenRook { queen, rook })
-    }
 }
 
 /// The squares next to the enemy king on `wk` it could step to: not its own pieces', not

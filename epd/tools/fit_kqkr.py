@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fits the fallback's K+Q v K+R model and writes it as Rust (src/fallback/queen_rook.rs).
+"""Fits the K+Q v K+R model and writes it as Rust (src/search/queen_rook.rs), where the
+prover's progress numbers and the fallback's evaluation read it.
 
 Walks the tablebase lines of an EPD suite of K+Q v K+R mates (`FEN bm #N; PV: ...;`),
 takes every position on them with the queen's side to move and both heavy pieces on
@@ -18,7 +19,7 @@ additive model of plain distances the fallback used before (stop 40: nine tables
 defending king's distance to the edge and to a corner, the kings' distance, ...), then
 writes the tables in the fallback's units (20 a move, each table's smallest entry 0).
 Run from the repository root:
-  python3 epd/tools/fit_kqkr.py ../shared/epd/KQvKR1000pv.epd src/fallback/queen_rook.rs
+  python3 epd/tools/fit_kqkr.py ../shared/epd/KQvKR1000pv.epd src/search/queen_rook.rs
 Needs: pip install chess numpy.
 """
 import sys

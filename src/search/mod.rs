@@ -45,6 +45,7 @@ pub mod node;
 pub mod parallel;
 pub mod pndn;
 pub mod progress;
+pub mod queen_rook;
 pub mod query;
 pub mod repetition;
 pub mod report;

@@ -18,8 +18,54 @@
 //! draws of the halves), where the nine tables of plain distances it replaces (the
 //! defending king's distance to the edge and to a corner, the kings' distance, ...)
 //! explained 69%. `epd/tools/fit_kqkr.py` makes the tables and writes them below.
+//!
+//! Two parts of the engine read it: the prover's progress numbers
+//! ([`Kings`](super::progress::Kings)), which order df-pn's moves and never decide a
+//! value, and the fallback's evaluation, which picks a move when no mate is proven.
 
-use shakmaty::Square;
+use shakmaty::{Bitboard, Board, Color, Move, Role, Square, attacks};
+
+/// The attacker's queen and the defender's rook of a K+Q v K+R position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueenRook {
+    /// The attacker's queen.
+    pub queen: Square,
+    /// The defender's rook.
+    pub rook: Square,
+}
+
+impl QueenRook {
+    /// The queen of `attacker` and the rook of the other side, when they are the only
+    /// men besides the kings.
+    pub fn of(board: &Board, attacker: Color) -> Option<QueenRook> {
+        let ours = board.by_color(attacker) & !board.kings();
+        let theirs = board.by_color(!attacker) & !board.kings();
+        let (queen, rook) = (ours.single_square()?, theirs.single_square()?);
+        (board.role_at(queen) == Some(Role::Queen) && board.role_at(rook) == Some(Role::Rook))
+            .then_some(QueenRook { queen, rook })
+    }
+
+    /// The men after `m`, a move that captures nothing: the queen or the rook moved, or
+    /// neither (a king's move).
+    #[inline]
+    pub fn after(self, m: Move) -> QueenRook {
+        match m.from() {
+            Some(from) if from == self.queen => QueenRook { queen: m.to(), ..self },
+            Some(from) if from == self.rook => QueenRook { rook: m.to(), ..self },
+            _ => self,
+        }
+    }
+
+    /// The squares next to the defending king on `defender` that it could step to: not
+    /// its rook's, not attacked by the attacking king on `attacker` or by the queen (its
+    /// lines seen through the defending king, which cannot step back along them).
+    #[inline]
+    pub fn flights(self, attacker: Square, defender: Square) -> u32 {
+        let through_king = Bitboard::from(attacker) | Bitboard::from(self.queen) | Bitboard::from(self.rook);
+        let held = attacks::king_attacks(attacker) | attacks::queen_attacks(self.queen, through_king);
+        (attacks::king_attacks(defender) & !held & !Bitboard::from(self.rook)).count() as u32
+    }
+}
 
 /// A table indexed by [file step + 7][rank step + 7].
 type Steps = [[i16; 15]; 15];
@@ -60,7 +106,7 @@ fn step(table: &Steps, to: (usize, usize), from: (usize, usize)) -> i32 {
 
 /// The distance to mate the model gives, 20 a move (0 at its nearest), with the attacking
 /// king on `attacker`, the defending king on `defender` with `flights` safe flight squares.
-pub(super) fn distance_to_mate(attacker: Square, defender: Square, queen: Square, rook: Square, flights: u32) -> i32 {
+pub fn distance_to_mate(attacker: Square, defender: Square, queen: Square, rook: Square, flights: u32) -> i32 {
     let turned = Turned::around(defender, attacker);
     let (d, a, q, r) = (turned.at(defender), turned.at(attacker), turned.at(queen), turned.at(rook));
     i32::from(DEFENDER[d.0][d.1])
@@ -206,6 +252,21 @@ mod tests {
                 let at = |sq| image(sq, symmetry);
                 assert_eq!(distance_to_mate(at(attacker), at(defender), at(queen), at(rook), 3), d);
             }
+        }
+    }
+
+    #[test]
+    fn flights_are_the_squares_the_defending_king_can_step_to() {
+        use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
+        for fen in
+            ["3k4/2r5/3K4/8/8/8/8/7Q b - - 0 1", "8/8/8/3k4/4r3/8/2K5/6Q1 b - - 0 1", "7k/8/5K2/8/8/8/r7/6Q1 b - - 0 1"]
+        {
+            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+            let board = pos.board();
+            let duel = QueenRook::of(board, Color::White).unwrap();
+            let (attacker, defender) = (board.king_of(Color::White).unwrap(), board.king_of(Color::Black).unwrap());
+            let king_moves = pos.legal_moves().iter().filter(|m| m.role() == Role::King && !m.is_capture()).count();
+            assert_eq!(duel.flights(attacker, defender) as usize, king_moves, "{fen}");
         }
     }
 
