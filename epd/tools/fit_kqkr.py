@@ -98,8 +98,18 @@ def one_hot(rows, sizes):
     return x
 
 
-def rust(tables):
-    """The tables as the Rust module's constants."""
+DOCS = {
+    'king': 'The attacking king seen from the defending king',
+    'rook': 'The rook seen from its king',
+    'queen': 'The queen seen from the defending king',
+    'rook_from_king': 'The rook seen from the attacking king',
+    'rook_from_queen': 'The rook seen from the queen',
+}
+
+
+def rust_table(tables, docs):
+    """The tables as a Rust module's constants: DEFENDER, FLIGHTS, then one offset table
+    for each name of `docs` (with its doc line)."""
     out = []
 
     def row(values):
@@ -113,19 +123,36 @@ def rust(tables):
     out.append('/// The defending king\'s safe flight squares, 0 to 8.')
     out.append('#[rustfmt::skip]')
     out.append(f'const FLIGHTS: [i16; 9] = {row(tables["flights"])};')
-    docs = {
-        'king': 'The attacking king seen from the defending king',
-        'rook': 'The rook seen from its king',
-        'queen': 'The queen seen from the defending king',
-        'rook_from_king': 'The rook seen from the attacking king',
-        'rook_from_queen': 'The rook seen from the queen',
-    }
-    for name in OFFSETS:
+    for name, doc in docs.items():
         t = np.array(tables[name]).reshape(15, 15)
-        out.append(f'/// {docs[name]}: [file step + 7][rank step + 7].')
+        out.append(f'/// {doc}: [file step + 7][rank step + 7].')
         out.append('#[rustfmt::skip]')
         out.append(f'const {name.upper()}: Steps = [\n' + ''.join(f'    {row(r)},\n' for r in t) + '];')
     return '\n'.join(out) + '\n'
+
+
+def fitted_tables(x, y, sizes):
+    """The fit of the one-hot features `x` (tables of `sizes`) to the mate distances `y`,
+    as tables in units of 20 a move, each table's smallest entry 0."""
+    c = fit(x, y)
+    tables, base = {}, 0
+    for name, size in sizes.items():
+        t = c[base:base + size]
+        base += size
+        tables[name] = [int(round(20 * (v - t.min()))) for v in t]
+    return tables
+
+
+def write_tables(target, tool, text):
+    """Replaces the tables between the markers of `tool` in the Rust file `target`."""
+    with open(target) as f:
+        old = f.read()
+    begin, end = f'// BEGIN TABLES ({tool})\n', '// END TABLES\n'
+    head, rest = old.split(begin)
+    _, tail = rest.split(end)
+    with open(target, 'w') as f:
+        f.write(head + begin + text + end + tail)
+    print(f'wrote the tables into {target}')
 
 
 def main(path, target):
@@ -144,20 +171,7 @@ def main(path, target):
             scores.append(explained(np.c_[x[~train], np.ones((~train).sum())] @ c, y[~train]))
         print(f'held-out half {seed}: model explains {scores[0]:.3f}, the plain distances {scores[1]:.3f} '
               f'(ridge {RIDGE})')
-    c = fit(xn, y)
-    tables, base = {}, 0
-    for name, size in SIZES.items():
-        t = c[base:base + size]
-        base += size
-        tables[name] = [int(round(20 * (v - t.min()))) for v in t]
-    with open(target) as f:
-        text = f.read()
-    begin, end = '// BEGIN TABLES (epd/tools/fit_kqkr.py)\n', '// END TABLES\n'
-    head, rest = text.split(begin)
-    _, tail = rest.split(end)
-    with open(target, 'w') as f:
-        f.write(head + begin + rust(tables) + end + tail)
-    print(f'wrote the tables into {target}')
+    write_tables(target, 'epd/tools/fit_kqkr.py', rust_table(fitted_tables(xn, y, SIZES), DOCS))
 
 
 if __name__ == '__main__':

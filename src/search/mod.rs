@@ -49,7 +49,9 @@ pub mod queen_rook;
 pub mod query;
 pub mod repetition;
 pub mod report;
+pub mod rook_mate;
 pub mod rules;
+pub mod turned;
 pub mod value;
 pub mod verify;
 

@@ -24,6 +24,7 @@ use shakmaty::{Bitboard, Board, Color, Move, Piece, Position, Role, Square, atta
 use super::movecode::MoveCode;
 use super::node::Node;
 use super::queen_rook::{self, QueenRook};
+use super::rook_mate;
 
 /// Positions with at most this many men (kings included) use the progress numbers.
 pub const MAX_MEN: usize = 6;
@@ -77,9 +78,9 @@ pub struct Kings {
     pub zone: MateZone,
     /// Whether the position has an [`armed_defender`].
     pub armed: bool,
-    /// The queen and the rook, in K+Q v K+R: then [`Kings::distance`] is the fitted
-    /// model of that ending, and moves of those two change it.
-    pub duel: Option<QueenRook>,
+    /// The heavy pieces of an ending with a fitted model (K+R v K, K+Q v K+R): then
+    /// [`Kings::distance`] is that model, and their moves change it.
+    pub heavy: Option<Heavy>,
 }
 
 impl Kings {
@@ -91,17 +92,17 @@ impl Kings {
         }
         let zone = MateZone::of(board, attacker);
         let armed = armed_defender(board, attacker);
-        let duel = QueenRook::of(board, attacker);
+        let heavy = Heavy::of(board, attacker);
         let (attacker, defender) = (board.king_of(attacker)?, board.king_of(!attacker)?);
-        Some(Kings { attacker, defender, zone, armed, duel })
+        Some(Kings { attacker, defender, zone, armed, heavy })
     }
 
-    /// The kings (and in K+Q v K+R the queen and the rook) after `m`, a move that
-    /// captures nothing, is played.
+    /// The kings (and the [`Heavy`] pieces) after `m`, a move that captures nothing, is
+    /// played.
     #[inline]
     pub fn after(self, m: Move) -> Kings {
         if m.role() != Role::King {
-            return Kings { duel: self.duel.map(|duel| duel.after(m)), ..self };
+            return Kings { heavy: self.heavy.map(|heavy| heavy.after(m)), ..self };
         }
         // Castling moves the king too, but never in the endgames this serves.
         let to = m.to();
@@ -126,14 +127,12 @@ impl Kings {
     /// three times gave 333,345 and 319,131 but lost a shortest mate on 80 matetrack
     /// positions of at most six men without queen or rook, where twice kept 78/72.
     /// With bishop and knight, and with two bishops, the measure is a fitted one instead
-    /// ([`bishop_and_knight_distance`], [`bishops_distance`]), and so in K+Q v K+R
-    /// ([`QUEEN_ROOK_UNITS`]).
+    /// ([`bishop_and_knight_distance`], [`bishops_distance`]), and so in K+R v K and
+    /// K+Q v K+R ([`Heavy`]).
     #[inline]
     pub fn distance(self) -> u32 {
-        if let Some(duel) = self.duel {
-            let flights = duel.flights(self.attacker, self.defender);
-            let model = queen_rook::distance_to_mate(self.attacker, self.defender, duel.queen, duel.rook, flights);
-            return model.max(0) as u32 / QUEEN_ROOK_UNITS;
+        if let Some(heavy) = self.heavy {
+            return heavy.distance(self.attacker, self.defender);
         }
         match self.zone {
             MateZone::BishopCorner { dark } => {
@@ -147,24 +146,72 @@ impl Kings {
     }
 }
 
-/// The units of the K+Q v K+R model ([`queen_rook`], 20 a move) to one unit of the
-/// progress distance: 4 a move, where the edge and kings' distances it replaces count 2
-/// an edge step and 1 a kings' step. That model (the defending king's square and
-/// flights, and the offsets of the attacking king, the queen and the rook from it and
-/// from each other) explains 85% of the variance of the mate distance on held-out
-/// tablebase lines. Its own ending is all it serves: the queen's and the rook's moves
-/// change it, which no other ending's distance sees.
+/// The heavy pieces of an ending that has a fitted model of its distance to mate: K+R v
+/// K ([`rook_mate`]) and K+Q v K+R ([`queen_rook`]). Each model scores the placement of
+/// every man (the kings and the heavy pieces, as file and rank offsets on a turned
+/// board) and explains far more of the mate distance on held-out tablebase lines than
+/// the edge and kings' distances of [`MateZone::Edge`] do: 96% against 75% in K+R v K,
+/// 85% against 69% (nine tables of plain distances) in K+Q v K+R.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Heavy {
+    /// The attacker's rook against a bare king.
+    Rook(Square),
+    /// The attacker's queen against the defender's rook.
+    QueenRook(QueenRook),
+}
+
+impl Heavy {
+    /// The heavy pieces of `board` with `attacker` to mate, when it is one of those
+    /// endings.
+    pub fn of(board: &Board, attacker: Color) -> Option<Heavy> {
+        rook_mate::rook_of(board, attacker)
+            .map(Heavy::Rook)
+            .or_else(|| QueenRook::of(board, attacker).map(Heavy::QueenRook))
+    }
+
+    /// The pieces after `m`, a move that captures nothing.
+    #[inline]
+    fn after(self, m: Move) -> Heavy {
+        match self {
+            Heavy::Rook(rook) if m.from() == Some(rook) => Heavy::Rook(m.to()),
+            Heavy::Rook(_) => self,
+            Heavy::QueenRook(duel) => Heavy::QueenRook(duel.after(m)),
+        }
+    }
+
+    /// The model's distance to mate with the kings on `attacker` and `defender`, in units
+    /// of the progress distance: [`HEAVY_UNITS`] of the model's per unit.
+    #[inline]
+    fn distance(self, attacker: Square, defender: Square) -> u32 {
+        let model = match self {
+            Heavy::Rook(rook) => rook_mate::distance_to_mate(attacker, defender, rook),
+            Heavy::QueenRook(duel) => {
+                let flights = duel.flights(attacker, defender);
+                queen_rook::distance_to_mate(attacker, defender, duel.queen, duel.rook, flights)
+            }
+        };
+        model.max(0) as u32 / HEAVY_UNITS
+    }
+}
+
+/// The units of the [`Heavy`] models (20 a move) to one unit of the progress distance:
+/// 4 a move, where the edge and kings' distances they replace count 2 an edge step and 1
+/// a kings' step.
 ///
-/// Measured on two samples of 40 K+Q v K+R mates of 10 to 20 moves from the shared suite
-/// (`solve FEN --nodes 1500000 --hash 256`, nodes to the first proof; with the edge and
-/// kings' distances, then the model at 20 a move divided by 3, 5, 7 and 10), proven
+/// Measured in K+Q v K+R on two samples of 40 mates of 10 to 20 moves from the shared
+/// suite (`solve FEN --nodes 1500000 --hash 256`, nodes to the first proof; with the edge
+/// and kings' distances, then the model at 20 a move divided by 3, 5, 7 and 10), proven
 /// within 1M nodes: 21 and 20; 20 and 24, 22 and 23, 19 and 23, 21 and 22; within 500k:
-/// 16 and 14; 19 and 21, 21 and 22, 19 and 21, 19 and 21. The longest of them are proven
-/// less often within 3M nodes (28 and 29 of 40 without, 26 and 26 with 5): the model
-/// speeds the mates a second proves, not the ones beyond it. The judge at 1 s
+/// 16 and 14; 19 and 21, 21 and 22, 19 and 21, 19 and 21. The longest of them are
+/// proven less often within 3M nodes (28 and 29 of 40 without, 26 and 26 with 5): the
+/// model speeds the mates a second proves, not the ones beyond it. The judge at 1 s
 /// (`matejudge.py --epd ../shared/epd/KQvKR1000pv.epd --sample 100 --seed 51 --time 1`,
-/// both builds in one run): 27 found against 23.
-const QUEEN_ROOK_UNITS: u32 = 5;
+/// both builds in one run): 27 found against 23. In K+R v K, on two samples of 40 mates
+/// of 14 to 16 moves (3M nodes, all 80 proven either way), geometric mean of the nodes
+/// to the first proof 326,600 and 315,764 with the edge and kings' distances, 282,608
+/// and 293,439 with the model at 5 (286,965 and 296,087 on the first at 10 and 3); the
+/// slowest of each sample 707,530 and 777,281 before, 460,902 and 744,777 after.
+const HEAVY_UNITS: u32 = 5;
 
 /// The progress distance of a K+B+N v K position from its kings alone: twice the mate
 /// distance, in moves, that an additive model of the kings' placement predicts.
@@ -498,19 +545,19 @@ mod tests {
         assert_eq!(corner_distance(Square::A4), 3);
         assert_eq!(corner_distance(Square::E4), 6);
         let kings =
-            Kings { attacker: Square::C3, defender: Square::A1, zone: MateZone::Corner, armed: false, duel: None };
+            Kings { attacker: Square::C3, defender: Square::A1, zone: MateZone::Corner, armed: false, heavy: None };
         assert_eq!(kings.distance(), 2);
         assert_eq!((edge_distance(Square::A4), edge_distance(Square::E4), edge_distance(Square::B7)), (0, 3, 1));
         // With a queen or rook, a king on the edge is as near mate as one in the corner.
         let on_edge =
-            Kings { attacker: Square::D6, defender: Square::D8, zone: MateZone::Edge, armed: false, duel: None };
+            Kings { attacker: Square::D6, defender: Square::D8, zone: MateZone::Edge, armed: false, heavy: None };
         assert_eq!(on_edge.distance(), 2);
         assert_eq!(Kings { zone: MateZone::Corner, ..on_edge }.distance(), 8);
     }
 
     #[test]
     fn the_fitted_distances_are_least_in_the_mating_net() {
-        let kings = |attacker, defender, zone| Kings { attacker, defender, zone, armed: false, duel: None }.distance();
+        let kings = |attacker, defender, zone| Kings { attacker, defender, zone, armed: false, heavy: None }.distance();
         // Two bishops: king in the corner, the other a knight's jump away, two steps from it.
         assert_eq!(kings(Square::C2, Square::A1, MateZone::Bishops), 0);
         assert_eq!(kings(Square::F7, Square::H8, MateZone::Bishops), 0);
@@ -548,7 +595,7 @@ mod tests {
     }
 
     #[test]
-    fn queen_against_rook_is_measured_by_its_model_and_follows_the_heavy_pieces() {
+    fn heavy_endings_are_measured_by_their_models_and_follow_the_heavy_pieces() {
         use shakmaty::{CastlingMode, Chess, fen::Fen};
         let kings = |fen: &str| {
             let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
@@ -568,11 +615,18 @@ mod tests {
             Move::Normal { role: Role::King, from: Square::D6, capture: None, to: Square::E6, promotion: None };
         assert_eq!(philidor.after(queen_move).distance(), kings("3k4/2r5/3K4/8/4Q3/8/8/8 b - - 0 1").distance());
         assert_eq!(philidor.after(rook_move).distance(), kings("3k4/8/3K4/8/8/8/8/2r4Q w - - 0 1").distance());
-        assert_eq!(philidor.after(king_move).duel, philidor.duel);
+        assert_eq!(philidor.after(king_move).heavy, philidor.heavy);
+        // K+R v K has its own model, which the rook's moves change: Rh7 to h8 mates.
+        let box_mate = kings("3k4/7R/3K4/8/8/8/8/8 w - - 0 1");
+        assert_eq!(box_mate.heavy, Some(Heavy::Rook(Square::H7)));
+        let rook_move =
+            Move::Normal { role: Role::Rook, from: Square::H7, capture: None, to: Square::H8, promotion: None };
+        assert_eq!(box_mate.after(rook_move).heavy, Some(Heavy::Rook(Square::H8)));
+        assert!(box_mate.distance() < kings("8/8/8/3k4/8/8/8/K6R w - - 0 1").distance());
         // Only that ending: with a second rook for the attacker, or a bishop for the
         // defender, the edge and kings' distances measure it.
-        assert_eq!(kings("3k4/2r5/3K4/8/8/8/8/6RQ w - - 0 1").duel, None);
-        assert_eq!(kings("3k4/2b5/3K4/8/8/8/8/7Q w - - 0 1").duel, None);
+        assert_eq!(kings("3k4/2r5/3K4/8/8/8/8/6RQ w - - 0 1").heavy, None);
+        assert_eq!(kings("3k4/2b5/3K4/8/8/8/8/7Q w - - 0 1").heavy, None);
     }
 
     #[test]

@@ -25,6 +25,8 @@
 
 use shakmaty::{Bitboard, Board, Color, Move, Role, Square, attacks};
 
+use super::turned::{Steps, Turned, step};
+
 /// The attacker's queen and the defender's rook of a K+Q v K+R position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QueenRook {
@@ -65,43 +67,6 @@ impl QueenRook {
         let held = attacks::king_attacks(attacker) | attacks::queen_attacks(self.queen, through_king);
         (attacks::king_attacks(defender) & !held & !Bitboard::from(self.rook)).count() as u32
     }
-}
-
-/// A table indexed by [file step + 7][rank step + 7].
-type Steps = [[i16; 15]; 15];
-
-/// How the board is turned so that the defending king stands in the triangle a1-d1-d4:
-/// mirrored (files), flipped (ranks), then reflected in the a1-h8 diagonal.
-#[derive(Clone, Copy, Debug)]
-struct Turned {
-    mirror: bool,
-    flip: bool,
-    transpose: bool,
-}
-
-impl Turned {
-    /// The turn that brings `defender` into the triangle and, when it stands on the
-    /// triangle's diagonal, `attacker` on or below the diagonal (so that a position and
-    /// its mirror image in the diagonal score alike).
-    fn around(defender: Square, attacker: Square) -> Turned {
-        let (mirror, flip) = (defender.file() as usize > 3, defender.rank() as usize > 3);
-        let plain = Turned { mirror, flip, transpose: false };
-        let (d, a) = (plain.at(defender), plain.at(attacker));
-        Turned { transpose: d.1 > d.0 || (d.1 == d.0 && a.1 > a.0), ..plain }
-    }
-
-    /// `sq` on the turned board, as (file, rank).
-    fn at(self, sq: Square) -> (usize, usize) {
-        let sq = if self.mirror { sq.flip_horizontal() } else { sq };
-        let sq = if self.flip { sq.flip_vertical() } else { sq };
-        let sq = if self.transpose { sq.flip_diagonal() } else { sq };
-        (sq.file() as usize, sq.rank() as usize)
-    }
-}
-
-/// The entry of `table` for the step from `from` to `to`.
-fn step(table: &Steps, to: (usize, usize), from: (usize, usize)) -> i32 {
-    i32::from(table[to.0 + 7 - from.0][to.1 + 7 - from.1])
 }
 
 /// The distance to mate the model gives, 20 a move (0 at its nearest), with the attacking
@@ -230,14 +195,8 @@ const ROOK_FROM_QUEEN: Steps = [
 
 #[cfg(test)]
 mod tests {
+    use super::super::turned::image;
     use super::*;
-
-    /// `sq` under one of the board's eight symmetries.
-    fn image(sq: Square, symmetry: usize) -> Square {
-        let sq = if symmetry & 1 != 0 { sq.flip_horizontal() } else { sq };
-        let sq = if symmetry & 2 != 0 { sq.flip_vertical() } else { sq };
-        if symmetry & 4 != 0 { sq.flip_diagonal() } else { sq }
-    }
 
     #[test]
     fn the_model_is_the_same_on_every_turn_of_the_board() {
@@ -267,14 +226,6 @@ mod tests {
             let (attacker, defender) = (board.king_of(Color::White).unwrap(), board.king_of(Color::Black).unwrap());
             let king_moves = pos.legal_moves().iter().filter(|m| m.role() == Role::King && !m.is_capture()).count();
             assert_eq!(duel.flights(attacker, defender) as usize, king_moves, "{fen}");
-        }
-    }
-
-    #[test]
-    fn the_turn_puts_the_defending_king_in_the_triangle() {
-        for sq in Square::ALL {
-            let (file, rank) = Turned::around(sq, Square::A1).at(sq);
-            assert!(rank <= file && file <= 3, "{sq}: ({file}, {rank})");
         }
     }
 }
