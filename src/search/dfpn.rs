@@ -18,7 +18,7 @@ use super::movecode::MoveCode;
 use super::node::Node;
 use super::parallel::{Busy, SPREAD_PLIES};
 use super::pndn::PnDn;
-use super::progress::MatingMoves;
+use super::progress::{Heavy, MatingMoves};
 use super::query::Keys;
 use super::repetition::Repetitions;
 use super::value::{Value, Verdict};
@@ -112,6 +112,10 @@ pub struct Solver<'a> {
     /// A copy of a node's quiet children while `expand` narrows them (kept to reuse its
     /// allocation).
     pub(super) scratch: Vec<Child>,
+    /// Whether the current call's root is an ending with a fitted model of its mate
+    /// distance ([`Heavy`](super::progress::Heavy)): only then do the call's nodes of
+    /// that ending use it (see [`Kings::of`](super::progress::Kings::of)).
+    pub(super) heavy_root: bool,
 }
 
 /// With threads, how many nodes a thread searches between looks at its spine.
@@ -140,6 +144,7 @@ impl<'a> Solver<'a> {
             narrow_from: 1,
             narrowed_below_root: false,
             scratch: Vec::new(),
+            heavy_root: false,
         }
     }
 
@@ -274,6 +279,7 @@ impl<'a> Solver<'a> {
         let root = if restricted { RootMoves::Restricted } else { RootMoves::All };
         self.narrow_from = 1;
         self.narrowed_below_root = false;
+        self.heavy_root = Heavy::of(node.pos.board(), self.attacker).is_some();
         let mut v = self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root);
         // Below a defender's root, each attacker node of the first level is the only
         // answer to its reply: the moves narrowing dropped there (see `expand`) are lost

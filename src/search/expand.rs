@@ -233,7 +233,7 @@ impl Solver<'_> {
             }
         }
         let mut shortest: Option<(Plies, Move)> = None;
-        let kings = Kings::of(node, self.attacker);
+        let kings = Kings::of(node, self.attacker, self.heavy_root);
         let check_scale = if kings.is_some_and(|k| k.armed) { ARMED_CHECK_SCALE } else { 1 };
         for c in children.iter_mut() {
             if !c.probed {
@@ -372,7 +372,7 @@ impl Solver<'_> {
             &all
         };
         self.push_children(node, moves, r.pred(), children);
-        let kings = Kings::of(node, self.attacker);
+        let kings = Kings::of(node, self.attacker, self.heavy_root);
         for c in children.iter_mut() {
             if let Some(value) = self.known(c.key, r.pred()) {
                 if value.is_disproven() {

@@ -84,15 +84,24 @@ pub struct Kings {
 }
 
 impl Kings {
-    /// The kings of `node`, when it is a few-men position in which both sides have a king.
-    pub fn of(node: &Node, attacker: Color) -> Option<Kings> {
+    /// The kings of `node`, when it is a few-men position in which both sides have a king;
+    /// with its [`Heavy`] pieces when `models` (the search's root is such an ending too).
+    ///
+    /// Only then: a model's numbers (4 a move, up to about 140) dwarf the edge and kings'
+    /// distances (at most 13) of sibling subtrees with other material, so where a search
+    /// from more men reaches the modelled ending in some lines only, df-pn shuns those
+    /// lines. With the models in every such node, two matetrack mates were proven far
+    /// later (`solve FEN --nodes 5000000 --hash 256`): K+Q v K+R+3P, mate in 16
+    /// (`8/3p1Q2/3p4/8/3p4/1r6/k7/2K5 w`), after 57,358 nodes before and not within 5M;
+    /// K+R+B v K+P+P, mate in 10 (`8/8/8/p2B4/k7/1R6/p7/K7 w`), 45,449 and 282,440.
+    pub fn of(node: &Node, attacker: Color, models: bool) -> Option<Kings> {
         let board = node.pos.board();
         if board.occupied().count() > MAX_MEN {
             return None;
         }
         let zone = MateZone::of(board, attacker);
         let armed = armed_defender(board, attacker);
-        let heavy = Heavy::of(board, attacker);
+        let heavy = if models { Heavy::of(board, attacker) } else { None };
         let (attacker, defender) = (board.king_of(attacker)?, board.king_of(!attacker)?);
         Some(Kings { attacker, defender, zone, armed, heavy })
     }
@@ -599,7 +608,7 @@ mod tests {
         use shakmaty::{CastlingMode, Chess, fen::Fen};
         let kings = |fen: &str| {
             let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
-            Kings::of(&Node::new(pos), Color::White).unwrap()
+            Kings::of(&Node::new(pos), Color::White, true).unwrap()
         };
         // Philidor's shape (the defending king on the back rank, its rook beside it, the
         // kings in opposition) is nearer mate than the same men in the centre.
@@ -634,7 +643,7 @@ mod tests {
         use shakmaty::{CastlingMode, Chess, fen::Fen};
         let armed = |fen: &str, attacker: Color| {
             let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
-            Kings::of(&Node::new(pos), attacker).unwrap().armed
+            Kings::of(&Node::new(pos), attacker, false).unwrap().armed
         };
         assert!(armed("8/5r2/7R/8/5BK1/8/6k1/8 w - - 0 1", Color::White)); // K+R+B v K+R
         assert!(armed("8/5r2/7R/8/5BK1/8/6k1/8 b - - 0 1", Color::White)); // either side to move
@@ -653,7 +662,7 @@ mod tests {
         let pos: Chess =
             "8/6K1/8/8/8/1k6/8/1BB5 w - - 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
         let node = Node::new(pos.clone());
-        let kings = Kings::of(&node, Color::White).unwrap();
+        let kings = Kings::of(&node, Color::White, false).unwrap();
         let flights = Flights::new(&node, Color::White, kings);
         let mut counts = Vec::new();
         for m in pos.legal_moves() {
