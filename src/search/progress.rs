@@ -85,7 +85,8 @@ pub struct Kings {
 
 impl Kings {
     /// The kings of `node`, when it is a few-men position in which both sides have a king;
-    /// with its [`Heavy`] pieces when `models` (the search's root is such an ending too).
+    /// with its [`Heavy`] pieces when `models` (the df-pn call's root is one of those
+    /// endings).
     ///
     /// Only then: a model's numbers (4 a move, up to about 140) dwarf the edge and kings'
     /// distances (at most 13) of sibling subtrees with other material, so where a search
@@ -189,7 +190,7 @@ impl Heavy {
     }
 
     /// The model's distance to mate with the kings on `attacker` and `defender`, in units
-    /// of the progress distance: [`HEAVY_UNITS`] of the model's per unit.
+    /// of the progress distance (the model's divided by [`HEAVY_UNITS`]).
     #[inline]
     fn distance(self, attacker: Square, defender: Square) -> u32 {
         let model = match self {
