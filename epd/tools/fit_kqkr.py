@@ -131,6 +131,19 @@ def rust_table(tables, docs):
     return '\n'.join(out) + '\n'
 
 
+def held_out(lines, y, xs):
+    """For three random halves of the lines: the half's seed and the variance of the mate
+    distances `y` of the other half that a fit of each of the feature matrices `xs` to
+    the half explains."""
+    for seed in range(3):
+        train = first_half(lines, seed)
+        scores = []
+        for x in xs:
+            c = fit(x[train], y[train])
+            scores.append(explained(np.c_[x[~train], np.ones((~train).sum())] @ c, y[~train]))
+        yield seed, scores
+
+
 def fitted_tables(x, y, sizes):
     """The fit of the one-hot features `x` (tables of `sizes`) to the mate distances `y`,
     as tables in units of 20 a move, each table's smallest entry 0."""
@@ -163,12 +176,7 @@ def main(path, target):
     xp = one_hot([s[2][0] for s in data], plain)
     xn = one_hot([s[2][1] for s in data], SIZES)
     print(f'{len(y)} positions from {len(set(lines))} lines')
-    for seed in range(3):
-        train = first_half(lines, seed)
-        scores = []
-        for x in (xn, xp):
-            c = fit(x[train], y[train])
-            scores.append(explained(np.c_[x[~train], np.ones((~train).sum())] @ c, y[~train]))
+    for seed, scores in held_out(lines, y, (xn, xp)):
         print(f'held-out half {seed}: model explains {scores[0]:.3f}, the plain distances {scores[1]:.3f} '
               f'(ridge {RIDGE})')
     write_tables(target, 'epd/tools/fit_kqkr.py', rust_table(fitted_tables(xn, y, SIZES), DOCS))

@@ -23,8 +23,8 @@ import sys
 import chess
 import numpy as np
 
-from fit_kqkr import TRIANGLE, fitted_tables, offset, one_hot, rust_table, turn, write_tables
-from tablebase_fit import RIDGE, edge, explained, first_half, fit, samples
+from fit_kqkr import TRIANGLE, fitted_tables, held_out, offset, one_hot, rust_table, turn, write_tables
+from tablebase_fit import RIDGE, edge, samples
 
 OFFSETS = {
     'king': 'The attacking king seen from the defending king',
@@ -63,12 +63,7 @@ def main(path, target):
     xt = one_hot([s[2][0] for s in data], {'edge': 4, 'kings': 8})
     xo = np.array([[2 * s[2][0]['edge'] + s[2][0]['kings']] for s in data], float)
     print(f'{len(y)} positions from {len(set(lines))} lines')
-    for seed in range(3):
-        train = first_half(lines, seed)
-        scores = []
-        for x in (xn, xo, xt):
-            c = fit(x[train], y[train])
-            scores.append(explained(np.c_[x[~train], np.ones((~train).sum())] @ c, y[~train]))
+    for seed, scores in held_out(lines, y, (xn, xo, xt)):
         print(f'held-out half {seed}: model explains {scores[0]:.3f}, twice the edge plus the kings\' distance '
               f'{scores[1]:.3f}, tables of those two {scores[2]:.3f} (ridge {RIDGE})')
     write_tables(target, 'epd/tools/fit_krk.py', rust_table(fitted_tables(xn, y, SIZES), OFFSETS))
