@@ -62,15 +62,22 @@ def offset(to, frm):
     return (to[0] - frm[0] + 7) * 15 + (to[1] - frm[1] + 7)
 
 
+def safe_flights(board, strong):
+    """The squares next to the defending king it could step to: not its own men's, not
+    attacked by `strong` with the king itself out of the way."""
+    wk = board.king(not strong)
+    without_king = board.copy(stack=False)
+    without_king.remove_piece_at(wk)
+    return sum(1 for sq in chess.SquareSet(chess.BB_KING_ATTACKS[wk])
+               if board.color_at(sq) != (not strong) and not without_king.is_attacked_by(strong, sq))
+
+
 def features(board):
     strong, weak = board.turn, not board.turn
     sk, wk = board.king(strong), board.king(weak)
     queen = next(iter(board.pieces(chess.QUEEN, strong)))
     rook = next(iter(board.pieces(chess.ROOK, weak)))
-    without_king = board.copy(stack=False)
-    without_king.remove_piece_at(wk)
-    flights = sum(1 for sq in chess.SquareSet(chess.BB_KING_ATTACKS[wk])
-                  if board.color_at(sq) != weak and not without_king.is_attacked_by(strong, sq))
+    flights = safe_flights(board, strong)
     at = turn(wk, sk)
     w, s, q, r = at(wk), at(sk), at(queen), at(rook)
     d = chess.square_distance

@@ -23,7 +23,7 @@ import sys
 import chess
 import numpy as np
 
-from fit_kqkr import TRIANGLE, fitted_tables, held_out, offset, one_hot, rust_table, turn, write_tables
+from fit_kqkr import TRIANGLE, fitted_tables, held_out, offset, one_hot, rust_table, safe_flights, turn, write_tables
 from tablebase_fit import RIDGE, edge, samples
 
 OFFSETS = {
@@ -38,10 +38,7 @@ def features(board):
     strong, weak = board.turn, not board.turn
     sk, wk = board.king(strong), board.king(weak)
     rook = next(iter(board.pieces(chess.ROOK, strong)))
-    without_king = board.copy(stack=False)
-    without_king.remove_piece_at(wk)
-    flights = sum(1 for sq in chess.SquareSet(chess.BB_KING_ATTACKS[wk])
-                  if board.color_at(sq) != weak and not without_king.is_attacked_by(strong, sq))
+    flights = safe_flights(board, strong)
     at = turn(wk, sk)
     w, s, r = at(wk), at(sk), at(rook)
     plain = {'edge': edge(wk), 'kings': chess.square_distance(sk, wk)}
