@@ -32,7 +32,7 @@ pub fn rook_of(board: &Board, attacker: Color) -> Option<Square> {
 /// king on `attacker` or by the rook on `rook` (its lines seen through the defending
 /// king, which cannot step back along them).
 #[inline]
-pub fn flights(attacker: Square, defender: Square, rook: Square) -> u32 {
+fn flights(attacker: Square, defender: Square, rook: Square) -> u32 {
     let held = attacks::king_attacks(attacker) | attacks::rook_attacks(rook, Bitboard::from(attacker));
     (attacks::king_attacks(defender) & !held).count() as u32
 }
