@@ -360,6 +360,9 @@ struct Fallback<'a> {
     /// Nodes the search had counted before the fallback started (for progress reports).
     base_nodes: u64,
     nodes: u64,
+    /// Nodes below which neither the deadline nor `stop` ends the search: the first pass
+    /// gets to finish (see [`FIRST_PASS_NODES`]).
+    floor: u64,
     out_of_time: bool,
     /// Hashes of the game's positions before the root.
     game: FxHashSet<u64>,
@@ -391,7 +394,9 @@ impl Fallback<'_> {
             if let Some(control) = self.control {
                 control.publish_nodes(self.base_nodes + self.nodes);
             }
-            if Instant::now() >= self.deadline || self.control.is_some_and(Control::stopped) {
+            if self.nodes >= self.floor
+                && (Instant::now() >= self.deadline || self.control.is_some_and(Control::stopped))
+            {
                 self.out_of_time = true;
             }
         }
@@ -657,6 +662,13 @@ fn late_move_reduction(depth: u32, index: usize) -> u32 {
     r as u32
 }
 
+/// Nodes the first pass (one ply and its quiescence) may take whatever the deadline or a
+/// `stop` say: cut off, it scored the moves after its first few hundred nodes by their
+/// static evaluation alone, blind to a mate in one or a piece left en prise (the test
+/// `the_first_pass_ends_whatever_the_clock_says`). A pass takes a few hundred nodes,
+/// well under a millisecond; the cap keeps a pathological one within about 20 ms.
+const FIRST_PASS_NODES: u64 = 20_000;
+
 /// Chooses a legal move by iterative deepening within `time` and `max_depth` plies (at
 /// least one full depth-1 pass, so the result is always a considered legal move), ending
 /// early when `control` says stop. `history` holds the game's earlier positions (hashes,
@@ -694,6 +706,7 @@ pub fn choose_move(
         control,
         base_nodes: control.map_or(0, |c| c.progress().nodes),
         nodes: 0,
+        floor: FIRST_PASS_NODES,
         out_of_time: false,
         game: history.iter().copied().collect(),
         path: vec![root_node.hash],
@@ -731,6 +744,7 @@ pub fn choose_move(
         if f.out_of_time && depth > 1 {
             break;
         }
+        f.floor = 0;
         if let Some((m, score, line)) = depth_best {
             choice = Choice { best: m, ponder: line.get(1).copied(), score, depth, nodes: f.nodes };
             let slot = Slot {
@@ -766,6 +780,26 @@ mod tests {
     fn best(fen: &str, history: &[u64], ms: u64, depth: u32) -> String {
         let pos = parse_fen(fen).unwrap();
         uci(choose_move(&pos, &[], history, Duration::from_millis(ms), depth, None, None).unwrap().best)
+    }
+
+    #[test]
+    fn the_first_pass_ends_whatever_the_clock_says() {
+        // With no time left (after `stop`, or a prover that used the move's time), the
+        // move still comes from a whole one-ply pass with its captures searched: cut off
+        // after its first nodes, the pass scored the later moves by their static
+        // evaluation alone, blind to the piece they leave en prise.
+        let fens = [
+            // Nf6 mates; cut off, the pass took the bishop on d1.
+            "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 10",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/R7/4k3/8/5K2/8/8/6q1 b - - 55 28",
+        ];
+        for fen in fens {
+            let pos = parse_fen(fen).unwrap();
+            let pass = |time| choose_move(&pos, &[], &[], time, 1, None, None).unwrap();
+            let (whole, cut) = (pass(Duration::from_secs(60)), pass(Duration::ZERO));
+            assert_eq!((uci(cut.best), cut.score), (uci(whole.best), whole.score), "{fen}");
+        }
     }
 
     #[test]
