@@ -183,6 +183,21 @@ impl<'a> Solver<'a> {
         self.tt.probe(self.keys.of(node, bound)).and_then(|e| e.best.decode(&node.pos))
     }
 
+    /// Whether the table proves that the attacker, to move at `node`, mates within
+    /// `plies` by playing `m`: `m` mates at once, or the position after it has a proof
+    /// of a mate within one ply less.
+    pub fn proves_after(&self, node: &Node, m: Move, plies: Plies) -> bool {
+        if plies == Plies::ZERO {
+            return false;
+        }
+        let child = node.play(m);
+        if child.pos.is_checkmate() {
+            return true;
+        }
+        let within = plies.pred();
+        self.tt.probe(self.keys.of(&child, within)).is_some_and(|e| e.mate.proves(within))
+    }
+
     /// Whether `node`, the root of a call at the game root, is a defender node whose
     /// repetition claim differs from that of its later occurrences (it has occurred
     /// exactly twice: a third occurrence, not this one, lets the defender claim). Its value

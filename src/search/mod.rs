@@ -610,12 +610,24 @@ impl<'a> Search<'a> {
     }
 
     /// The first move of `side`'s shortest proof, as the table records it at the root.
+    /// Where the attacker moves first, only a move the table proves (the position after it
+    /// holds a proof one ply shorter) is taken: the root entry's move first, else any
+    /// such move. The root entry's move alone can be a later call's working move rather
+    /// than the proof's (an entry keeps the proven range of every bound but the move of
+    /// the last store, and the tightening stores its own), and the engine plays this
+    /// move unreplayed. A K+Q v K+R clock game against a perfect defence once left the
+    /// queen en prise (Qg7 in `8/R7/4k3/8/5K2/8/8/6q1 b`, where Qxa7 mates in 8), and
+    /// this is the one way found for a mate search to play such a move.
     fn first_move(&mut self, side: &Side) -> Option<Move> {
         let question = Self::question(&self.params, &self.repetitions, side);
         let solver = Solver::new(self.tt, self.monitor, question);
-        solver
-            .best_move(&self.root, side.at_most)
-            .filter(|m| self.params.root_moves.as_ref().is_none_or(|allowed| allowed.contains(m)))
+        let allowed = |m: &Move| self.params.root_moves.as_ref().is_none_or(|allowed| allowed.contains(m));
+        let stored = solver.best_move(&self.root, side.at_most).filter(allowed);
+        if !side.root_or {
+            return stored;
+        }
+        let proven = |m: &Move| solver.proves_after(&self.root, *m, side.at_most);
+        stored.filter(proven).or_else(|| self.root.pos.legal_moves().into_iter().filter(allowed).find(proven))
     }
 }
 
@@ -651,7 +663,11 @@ pub fn solve(
 mod tests {
     use super::*;
     use crate::position::parse_fen;
+    use crate::position::uci;
+    use crate::tt;
+    use mate_len::MateRange;
     use monitor::Control;
+    use movecode::MoveCode;
 
     #[test]
     fn a_mate_proven_as_a_limit_strikes_comes_with_its_line() {
@@ -678,6 +694,40 @@ mod tests {
             }
         }
         assert!(mates > 100, "the mate takes about 100 nodes to prove");
+    }
+
+    #[test]
+    fn a_mate_shown_without_its_line_is_played_only_by_a_proven_move() {
+        // Qxa7 mates in 8 (15 plies). The root entry keeps that proven range whatever a
+        // later, shorter bound stores there, and such a store leaves its own working move:
+        // here Qg7, which gives the queen away. The move played without a line must be
+        // one the table proves.
+        let pos = parse_fen("8/R7/4k3/8/5K2/8/8/6q1 b - - 55 28").unwrap();
+        let tt = Table::new(4);
+        let mut monitor = Monitor::new(Control::new(), None);
+        let mut events = |_| {};
+        let mut search =
+            Search::new(&pos, Params { mate: Some(8), ..Params::default() }, &tt, &mut monitor, &mut events);
+        let outcome = search.run();
+        let Outcome::Mate { moves: 8, pv, .. } = outcome else { panic!("{outcome:?}") };
+        assert_eq!(uci(pv[0]), "g1a7");
+        let mut side = Side::new(Color::Black, true);
+        side.at_most = Plies::new(15);
+        let root = Node::new(pos.clone());
+        let keys = query::Keys::new(Color::Black, 0);
+        let qg7 = pos.legal_moves().into_iter().find(|m| uci(*m) == "g1g7").unwrap();
+        let working = tt::Record {
+            bound: Plies::new(13),
+            pn: 3,
+            dn: 5,
+            mate: MateRange::UNKNOWN,
+            work: 1,
+            best: MoveCode::of(qg7),
+        };
+        tt.store(keys.of(&root, Plies::new(13)), &working);
+        let entry = tt.probe(keys.of(&root, Plies::new(15))).unwrap();
+        assert!(entry.mate.proves(Plies::new(15)) && entry.best == MoveCode::of(qg7), "the setting of the test");
+        assert_eq!(search.first_move(&side).map(uci).as_deref(), Some("g1a7"));
     }
 
     /// The long call (bound and share) the first round of a search of `fen` asks, the
