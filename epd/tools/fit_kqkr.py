@@ -2,24 +2,29 @@
 """Fits the K+Q v K+R model and writes it as Rust (src/search/queen_rook.rs), where the
 prover's progress numbers and the fallback's evaluation read it.
 
-Walks the tablebase lines of an EPD suite of K+Q v K+R mates (`FEN bm #N; PV: ...;`),
-takes every position on them with the queen's side to move and both heavy pieces on
-the board, labels it with its distance to mate, and fits an additive model, least
-squares with a small ridge. The board is first turned (mirrored and flipped along the
-diagonal) so that the defending king stands in the triangle a1-d1-d4; the model then has
-one table for the defending king's square there, one for the safe flight squares it has,
-and one for each of five placements as offsets (file and rank steps, -7..7 each): the
-attacking king, the rook and the queen seen from the defending king, the rook seen from
-the attacking king and from the queen. Offsets say what plain distances cannot: the
-opposition of the kings, a rook cut off on the far side of its king, a queen a knight's
-move away.
+Reads training positions made by the `kqkr_lines` example from a distance-to-mate table
+of the whole ending: positions on tablebase-optimal lines (kind 0) and, beside each, the
+positions after the other white moves that keep the win and black's best reply (kind 1),
+each with the queen's side to move and its distance to mate. The model must rank exactly
+those: a search compares the position after the best move with those after its siblings.
+A fit to the lines alone (as the model was fitted to the shared suite's 1,000 lines until
+stop 51) explains the lines well and the siblings badly; the siblings weigh
+DEVIATION_WEIGHT each.
 
-Prints the variance explained on held-out halves of the lines, the new model against the
-additive model of plain distances the fallback used before (stop 40: nine tables of the
-defending king's distance to the edge and to a corner, the kings' distance, ...), then
-writes the tables in the fallback's units (20 a move, each table's smallest entry 0).
-Run from the repository root:
-  python3 epd/tools/fit_kqkr.py ../shared/epd/KQvKR1000pv.epd src/search/queen_rook.rs
+The model is additive, least squares with a small ridge. The board is first turned
+(mirrored and flipped along the diagonal) so that the defending king stands in the
+triangle a1-d1-d4; the model then has one table for the defending king's square there,
+one for the safe flight squares it has, and one for each of five placements as offsets
+(file and rank steps, -7..7 each): the attacking king, the rook and the queen seen from
+the defending king, the rook seen from the attacking king and from the queen. Offsets
+say what plain distances cannot: the opposition of the kings, a rook cut off on the far
+side of its king, a queen a knight's move away.
+
+Prints the variance explained on the held-out second half of the records (lines and
+siblings apart), then writes the tables of the fit to all records in the fallback's
+units (20 a move, each table's smallest entry 0). Run from the repository root:
+  cargo run --release --example kqkr_lines -- lines 6000 2 /tmp/kqkr.bin ../shared/epd/KQvKR1000pv.epd
+  python3 epd/tools/fit_kqkr.py /tmp/kqkr.bin src/search/queen_rook.rs
 Needs: pip install chess numpy.
 """
 import sys
@@ -27,17 +32,19 @@ import sys
 import chess
 import numpy as np
 
-from tablebase_fit import RIDGE, edge, explained, first_half, fit, samples
+from tablebase_fit import RIDGE, explained, first_half, fit
 
 # The defending king's squares after turning the board, as (file, rank).
 TRIANGLE = [(f, r) for f in range(4) for r in range(f + 1)]
 OFFSETS = ['king', 'rook', 'queen', 'rook_from_king', 'rook_from_queen']
 SIZES = {'defender': len(TRIANGLE), 'flights': 9, **{name: 225 for name in OFFSETS}}
 
-# The plain-distance model of stop 40, for comparison.
-PLAIN = {'edge': 3, 'corner': 3, 'kings': 7, 'rook_king': 7, 'rook_own_king': 7,
-         'queen_king': 7, 'flights': 8, 'rook_edge': 3, 'own_king_edge': 3}
-
+# What each position beside the lines weighs in the fit against one on them (kind 1
+# against kind 0): the value that explains both about equally well. Variance explained
+# on the held-out lines and siblings (`kqkr_lines -- lines 6000 2`): 0 (lines alone)
+# 0.845 and 0.557, 0.1 0.797 and 0.807, 1 0.722 and 0.830. Only 0.1 was played in
+# clock games (README, "Won endings in clock play").
+DEVIATION_WEIGHT = 0.1
 
 def turn(wk, sk):
     """The map of squares to (file, rank) that puts `wk` in the triangle a1-d1-d4 and,
@@ -72,28 +79,17 @@ def safe_flights(board, strong):
                if board.color_at(sq) != (not strong) and not without_king.is_attacked_by(strong, sq))
 
 
-def features(board):
-    strong, weak = board.turn, not board.turn
-    sk, wk = board.king(strong), board.king(weak)
-    queen = next(iter(board.pieces(chess.QUEEN, strong)))
-    rook = next(iter(board.pieces(chess.ROOK, weak)))
-    flights = safe_flights(board, strong)
+def square_features(sk, queen, wk, rook):
+    """The model's features of a position from its squares: the queen's side's king
+    `sk` and queen, the defending king `wk` and its rook."""
+    through_king = chess.BB_SQUARES[sk] | chess.BB_SQUARES[queen] | chess.BB_SQUARES[rook]
+    flights = 0
+    for sq in chess.SquareSet(chess.BB_KING_ATTACKS[wk] & ~chess.BB_SQUARES[rook] & ~chess.BB_KING_ATTACKS[sk]):
+        seen = sq != queen and chess.BB_RAYS[queen][sq] and not chess.between(queen, sq) & through_king
+        flights += not seen
     at = turn(wk, sk)
     w, s, q, r = at(wk), at(sk), at(queen), at(rook)
-    d = chess.square_distance
-    plain = {
-        'edge': edge(wk), 'corner': min(d(wk, c) for c in (chess.A1, chess.A8, chess.H1, chess.H8)),
-        'kings': d(sk, wk), 'rook_king': d(rook, wk), 'rook_own_king': d(rook, sk),
-        'queen_king': d(queen, wk), 'flights': flights, 'rook_edge': edge(rook), 'own_king_edge': edge(sk),
-    }
-    new = {'defender': TRIANGLE.index(w), 'flights': flights, 'king': offset(s, w), 'rook': offset(r, w),
-           'queen': offset(q, w), 'rook_from_king': offset(r, s), 'rook_from_queen': offset(r, q)}
-    return plain, new
-
-
-def heavy(board, strong):
-    """Both heavy pieces on the board: the queen's side's and the rook's side's."""
-    return len(board.piece_map()) == 4 and board.pieces(chess.QUEEN, strong) and board.pieces(chess.ROOK, not strong)
+    return (TRIANGLE.index(w), flights, offset(s, w), offset(r, w), offset(q, w), offset(r, s), offset(r, q))
 
 
 def one_hot(rows, sizes):
@@ -175,18 +171,42 @@ def write_tables(target, tool, text):
     print(f'wrote the tables into {target}')
 
 
+def sparse_fit(columns, y, weight, size):
+    """Weighted least squares with RIDGE of `y` on one-hot features given as the column
+    index of each feature (one row per position), plus a constant."""
+    columns = np.c_[columns, np.full(len(y), size)]
+    normal, right = np.zeros((size + 1, size + 1)), np.zeros(size + 1)
+    for i in range(columns.shape[1]):
+        for j in range(columns.shape[1]):
+            np.add.at(normal, (columns[:, i], columns[:, j]), weight)
+        np.add.at(right, columns[:, i], weight * y)
+    ridge = RIDGE * np.eye(size + 1)
+    ridge[-1, -1] = 0
+    return np.linalg.solve(normal + ridge, right)
+
+
 def main(path, target):
-    data = list(samples(path, heavy, features))
-    lines = np.array([s[0] for s in data])
-    y = np.array([s[1] for s in data], float)
-    plain = {k: v + 1 for k, v in PLAIN.items()}
-    xp = one_hot([s[2][0] for s in data], plain)
-    xn = one_hot([s[2][1] for s in data], SIZES)
-    print(f'{len(y)} positions from {len(set(lines))} lines')
-    for seed, scores in held_out(lines, y, (xn, xp)):
-        print(f'held-out half {seed}: model explains {scores[0]:.3f}, the plain distances {scores[1]:.3f} '
-              f'(ridge {RIDGE})')
-    write_tables(target, 'epd/tools/fit_kqkr.py', rust_table(fitted_tables(xn, y, SIZES), DOCS))
+    records = np.fromfile(path, dtype=np.uint8).reshape(-1, 6).astype(int)
+    bases = np.cumsum([0] + list(SIZES.values())[:-1])
+    size = sum(SIZES.values())
+    columns = np.array([square_features(*map(int, r[:4])) for r in records.tolist()]) + bases
+    y = (records[:, 4] + 1) / 2  # plies to moves
+    kind = records[:, 5]
+    weight = np.where(kind == 0, 1.0, DEVIATION_WEIGHT)
+    print(f'{len(y)} positions, {(kind == 0).sum()} on the lines')
+    first = np.arange(len(y)) < len(y) // 2  # the records come line by line
+    c = sparse_fit(columns[first], y[first], weight[first], size)
+    predicted = c[columns].sum(1) + c[-1]
+    for name, which in (('lines', 0), ('siblings', 1)):
+        held = ~first & (kind == which)
+        print(f'held-out second half, {name}: the model explains {explained(predicted[held], y[held]):.3f}')
+    c = sparse_fit(columns, y, weight, size)
+    tables, base = {}, 0
+    for name, n in SIZES.items():
+        t = c[base:base + n]
+        base += n
+        tables[name] = [int(round(20 * (v - t.min()))) for v in t]
+    write_tables(target, 'epd/tools/fit_kqkr.py', rust_table(tables, DOCS))
 
 
 if __name__ == '__main__':
