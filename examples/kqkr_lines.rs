@@ -163,15 +163,17 @@ fn queen_against_king() -> (Vec<u8>, Vec<u8>) {
             let value = if plies % 2 == 0 {
                 // Black to move: mated, or every king move leads to a win found before
                 // and the longest is one ply shorter.
-                let mut replies = (king_attacks(Square::new(men.bk)) & !occupied
-                    | bit(men.wq) & king_attacks(Square::new(men.bk)))
-                .into_iter()
-                .map(|to| to as u32)
-                .filter(|&to| {
-                    !next_to(to, men.wk) && (to == men.wq || !men.queen_hits(to, (occupied ^ bit(men.bk)) | bit(to)))
-                })
-                .map(|to| if to == men.wq { NONE } else { white[Men { bk: to, ..men }.without_rook()] })
-                .peekable();
+                // (The white king is never next to the black one: every square around
+                // it is empty or holds the queen.)
+                let mut replies = king_attacks(Square::new(men.bk))
+                    .into_iter()
+                    .map(|to| to as u32)
+                    .filter(|&to| {
+                        !next_to(to, men.wk)
+                            && (to == men.wq || !men.queen_hits(to, (occupied ^ bit(men.bk)) | bit(to)))
+                    })
+                    .map(|to| if to == men.wq { NONE } else { white[Men { bk: to, ..men }.without_rook()] })
+                    .peekable();
                 if replies.peek().is_none() {
                     (plies == 0 && men.queen_hits(men.bk, occupied)).then_some(0)
                 } else {
@@ -257,8 +259,7 @@ fn queen_against_rook(queen_king: &[u8]) -> (Vec<u8>, Vec<u8>) {
                 // Black to move, lost: every white move into it wins one ply later.
                 let kings = (king_attacks(Square::new(men.wk)) & !occupied)
                     .into_iter()
-                    .map(|from| Men { wk: from as u32, ..men })
-                    .filter(|m| !next_to(m.wk, m.bk));
+                    .map(|from| Men { wk: from as u32, ..men });
                 let queens = (queen_attacks(Square::new(men.wq), occupied) & !occupied)
                     .into_iter()
                     .map(|from| Men { wq: from as u32, ..men });
@@ -278,8 +279,7 @@ fn queen_against_rook(queen_king: &[u8]) -> (Vec<u8>, Vec<u8>) {
                 // is known to lose.
                 let kings = (king_attacks(Square::new(men.bk)) & !occupied)
                     .into_iter()
-                    .map(|from| Men { bk: from as u32, ..men })
-                    .filter(|m| !next_to(m.bk, m.wk));
+                    .map(|from| Men { bk: from as u32, ..men });
                 let rooks = (rook_attacks(Square::new(men.br), occupied) & !occupied)
                     .into_iter()
                     .map(|from| Men { br: from as u32, ..men });
