@@ -16,7 +16,7 @@
 //! rank exactly those: the positions after a good move and after its siblings. With a
 //! suite of K+Q v K+R mates (`FEN bm #N;`) it also counts the suite's mate lengths the
 //! table agrees with. `epd/tools/fit_kqkr.py` fits the model to OUT. `tables` writes
-//! the tables themselves for `epd/tools/kqkr_clock.py`, which plays the queen's side of
+//! the tables themselves for `epd/tools/endgame_clock.py`, which plays the queen's side of
 //! K+Q v K+R clock games against the tables' perfect defence.
 //!
 //! The table is only a measuring and fitting tool: the engine never reads it.
