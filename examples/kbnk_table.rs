@@ -18,20 +18,12 @@
 use std::process::ExitCode;
 
 use shakmaty::attacks::{bishop_attacks, king_attacks, knight_attacks};
-use shakmaty::fen::Fen;
-use shakmaty::{Bitboard, CastlingMode, Chess, Color, Position, Role, Square};
+use shakmaty::{Bitboard, Board, Color, Role, Square};
 
-/// Not won for white (drawn, or no legal position).
-const NONE: u8 = 255;
+mod retrograde;
+use retrograde::{NONE, bit, check_suite, exit, next_to, seen_by};
+
 const SIZE: usize = 1 << 24;
-
-fn bit(sq: u32) -> Bitboard {
-    Bitboard::from(Square::new(sq))
-}
-
-fn next_to(a: u32, b: u32) -> bool {
-    king_attacks(Square::new(a)).contains(Square::new(b))
-}
 
 /// White king, bishop and knight, and the black king, as square numbers.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -167,31 +159,16 @@ fn bishop_knight() -> (Vec<u8>, Vec<u8>) {
     (white, black)
 }
 
-/// How many of the suite's positions (K+B+N v K, `FEN bm #N;`) have the table's mate
-/// length, of how many.
-fn check_suite(white: &[u8], black: &[u8], path: &str) -> Result<(usize, usize), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    let (mut agree, mut total) = (0, 0);
-    for line in text.lines().filter(|l| l.contains(" bm #")) {
-        let (fen, rest) = line.split_once(" bm #").ok_or("no bm")?;
-        let moves: i32 = rest.split(';').next().unwrap_or("").trim().parse().map_err(|e| format!("{line}: {e}"))?;
-        let fen: Fen = format!("{} 0 1", fen.trim()).parse().map_err(|e| format!("{line}: {e}"))?;
-        let pos: Chess = fen.into_position(CastlingMode::Standard).map_err(|e| format!("{line}: {e}"))?;
-        let board = pos.board();
-        let (Some(bishop), Some(knight)) = (board.bishops().first(), board.knights().first()) else { continue };
-        let strong = board.color_at(bishop).ok_or("no bishop")?;
-        let at = |sq: Square| if strong == Color::White { sq as u32 } else { sq.flip_vertical() as u32 };
-        let (Some(wk), Some(bk)) = (board.king_of(strong), board.king_of(!strong)) else { continue };
-        if board.role_at(knight) != Some(Role::Knight) {
-            continue;
-        }
-        let men = Men { wk: at(wk), wb: at(bishop), wn: at(knight), bk: at(bk) };
-        let plies = if pos.turn() == strong { white[men.index()] } else { black[men.index()] };
-        let expected = if moves > 0 { 2 * moves - 1 } else { -2 * moves };
-        total += 1;
-        agree += usize::from(i32::from(plies) == expected);
+/// The winning side and the table index of a K+B+N v K position (for [`check_suite`]).
+fn placement(board: &Board) -> Option<(Color, usize)> {
+    let (bishop, knight) = (board.bishops().first()?, board.knights().first()?);
+    let strong = board.color_at(bishop)?;
+    if board.role_at(knight) != Some(Role::Knight) || board.color_at(knight) != Some(strong) {
+        return None;
     }
-    Ok((agree, total))
+    let (wk, bk) = (board.king_of(strong)?, board.king_of(!strong)?);
+    let at = |sq| seen_by(strong, sq);
+    Some((strong, Men { wk: at(wk), wb: at(bishop), wn: at(knight), bk: at(bk) }.index()))
 }
 
 /// Builds the table, checks it against `suite` when given, and writes it into `dir`.
@@ -201,7 +178,7 @@ fn write_tables(dir: &str, suite: Option<&String>) -> Result<(), String> {
     let longest = white.iter().filter(|&&v| v != NONE).max().copied().unwrap_or(0);
     println!("K+B+N v K, white to move: {won} placements won, the longest mate {} moves", longest.div_ceil(2));
     if let Some(suite) = suite {
-        let (agree, total) = check_suite(&white, &black, suite)?;
+        let (agree, total) = check_suite(&white, &black, suite, placement)?;
         println!("{suite}: the table has the mate length of {agree} of {total} positions");
     }
     for (name, table) in [("kbnk_white", &white), ("kbnk_black", &black)] {
@@ -219,11 +196,5 @@ fn main() -> ExitCode {
         [dir, suite] => write_tables(dir, Some(suite)),
         _ => Err("usage: kbnk_table DIR [SUITE.epd]".to_string()),
     };
-    match done {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::from(2)
-        }
-    }
+    exit(done)
 }

@@ -24,21 +24,13 @@
 use std::process::ExitCode;
 
 use shakmaty::attacks::{king_attacks, queen_attacks, rook_attacks};
-use shakmaty::fen::Fen;
-use shakmaty::{Bitboard, CastlingMode, Chess, Color, Position, Role, Square};
+use shakmaty::{Bitboard, Board, Color, Role, Square};
 
-/// Not won for white (drawn, or no legal position).
-const NONE: u8 = 255;
+mod retrograde;
+use retrograde::{NONE, bit, check_suite, exit, next_to, seen_by};
+
 /// Lines start where white mates in 11 moves or more.
 const MIN_START_PLIES: u8 = 21;
-
-fn bit(sq: u32) -> Bitboard {
-    Bitboard::from(Square::new(sq))
-}
-
-fn next_to(a: u32, b: u32) -> bool {
-    king_attacks(Square::new(a)).contains(Square::new(b))
-}
 
 /// White king, white queen, black king, and the black rook (None in K+Q v K), as square
 /// numbers.
@@ -357,33 +349,13 @@ fn walk_line(white: &[u8], black: &[u8], start: Men, rng: &mut Rng, out: &mut Ve
     }
 }
 
-/// How many of the suite's positions (K+Q v K+R, `FEN bm #N;`) have the table's mate
-/// length, of how many.
-fn check_suite(white: &[u8], black: &[u8], path: &str) -> Result<(usize, usize), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    let (mut agree, mut total) = (0, 0);
-    for line in text.lines().filter(|l| l.contains(" bm #")) {
-        let (fen, rest) = line.split_once(" bm #").ok_or("no bm")?;
-        let moves: i32 = rest.split(';').next().unwrap_or("").trim().parse().map_err(|e| format!("{line}: {e}"))?;
-        let fen: Fen = format!("{} 0 1", fen.trim()).parse().map_err(|e| format!("{line}: {e}"))?;
-        let pos: Chess = fen.into_position(CastlingMode::Standard).map_err(|e| format!("{line}: {e}"))?;
-        let board = pos.board();
-        let Some(queen) = board.queens().first() else { continue };
-        let strong = board.color_at(queen).ok_or("no queen")?;
-        // The table has white as the queen's side: flip the board when it is black.
-        let at = |sq: Square| if strong == Color::White { sq as u32 } else { sq.flip_vertical() as u32 };
-        let (Some(wk), Some(bk), Some(br)) =
-            (board.king_of(strong), board.king_of(!strong), board.by_role(Role::Rook).first())
-        else {
-            continue;
-        };
-        let men = Men { wk: at(wk), wq: at(queen), bk: at(bk), br: at(br) };
-        let plies = if pos.turn() == strong { white[men.index()] } else { black[men.index()] };
-        let expected = if moves > 0 { 2 * moves - 1 } else { -2 * moves };
-        total += 1;
-        agree += usize::from(i32::from(plies) == expected);
-    }
-    Ok((agree, total))
+/// The winning side and the table index of a K+Q v K+R position (for [`check_suite`]).
+fn placement(board: &Board) -> Option<(Color, usize)> {
+    let queen = board.queens().first()?;
+    let strong = board.color_at(queen)?;
+    let (wk, bk, br) = (board.king_of(strong)?, board.king_of(!strong)?, board.by_role(Role::Rook).first()?);
+    let at = |sq| seen_by(strong, sq);
+    Some((strong, Men { wk: at(wk), wq: at(queen), bk: at(bk), br: at(br) }.index()))
 }
 
 /// Writes the four tables as raw bytes into `dir`: `kqkr_white.bin`, `kqkr_black.bin`
@@ -410,7 +382,7 @@ fn write_lines(lines: usize, seed: u64, out: &str, suite: Option<&String>) -> Re
     let longest = white.iter().filter(|&&v| v != NONE).max().copied().unwrap_or(0);
     println!("K+Q v K+R, white to move: {won} placements won, the longest mate {} moves", longest.div_ceil(2));
     if let Some(suite) = suite {
-        let (agree, total) = check_suite(&white, &black, suite)?;
+        let (agree, total) = check_suite(&white, &black, suite, placement)?;
         println!("{suite}: the table has the mate length of {agree} of {total} positions");
     }
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
@@ -444,11 +416,5 @@ fn main() -> ExitCode {
         },
         _ => Err("usage: kqkr_lines lines LINES SEED OUT [SUITE.epd] | kqkr_lines tables DIR".to_string()),
     };
-    match done {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::from(2)
-        }
-    }
+    exit(done)
 }
