@@ -147,16 +147,21 @@ def held_out(lines, y, xs):
         yield seed, scores
 
 
-def fitted_tables(x, y, sizes):
-    """The fit of the one-hot features `x` (tables of `sizes`) to the mate distances `y`,
-    as tables in units of 20 a move, each table's smallest entry 0."""
-    c = fit(x, y)
+def scaled_tables(c, sizes):
+    """The fitted coefficients `c` (tables of `sizes`, in that order) as tables in units
+    of 20 a move, each table's smallest entry 0."""
     tables, base = {}, 0
     for name, size in sizes.items():
         t = c[base:base + size]
         base += size
         tables[name] = [int(round(20 * (v - t.min()))) for v in t]
     return tables
+
+
+def fitted_tables(x, y, sizes):
+    """The fit of the one-hot features `x` (tables of `sizes`) to the mate distances `y`,
+    as tables in units of 20 a move, each table's smallest entry 0."""
+    return scaled_tables(fit(x, y), sizes)
 
 
 def write_tables(target, tool, text):
@@ -200,12 +205,7 @@ def main(path, target):
     for name, which in (('lines', 0), ('siblings', 1)):
         held = ~first & (kind == which)
         print(f'held-out second half, {name}: the model explains {explained(predicted[held], y[held]):.3f}')
-    c = sparse_fit(columns, y, weight, size)
-    tables, base = {}, 0
-    for name, n in SIZES.items():
-        t = c[base:base + n]
-        base += n
-        tables[name] = [int(round(20 * (v - t.min()))) for v in t]
+    tables = scaled_tables(sparse_fit(columns, y, weight, size), SIZES)
     write_tables(target, 'epd/tools/fit_kqkr.py', rust_table(tables, DOCS))
 
 
