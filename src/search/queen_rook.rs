@@ -33,6 +33,14 @@ use shakmaty::{Bitboard, Board, Color, Move, Role, Square, attacks};
 
 use super::turned::{Steps, Turned, step};
 
+/// The longest mate of K+Q v K+R, in moves of the queen's side: the `kqkr_lines`
+/// example's retrograde table of the whole ending (`cargo run --release --example
+/// kqkr_lines -- tables DIR` prints "8863768 placements won, the longest mate 35 moves"
+/// for the queen's side to move; with the rook's side to move, every move leads to one of
+/// those, so no defence lasts longer either). Taking the rook starts the 50-move count
+/// afresh, so the bound holds whatever the root's halfmove clock.
+pub const LONGEST_MATE: u32 = 35;
+
 /// The attacker's queen and the defender's rook of a K+Q v K+R position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QueenRook {
