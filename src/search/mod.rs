@@ -57,7 +57,7 @@ pub mod verify;
 
 use std::time::Duration;
 
-use shakmaty::{Chess, Color, Move, Position};
+use shakmaty::{Board, Chess, Color, Move, Position};
 
 use crate::tt::Table;
 use dfpn::{Call, Cycles, Question, RootMoves, Solver};
@@ -474,8 +474,8 @@ impl<'a> Search<'a> {
     }
 
     /// The long call of this round for `side`, in the analysis of an endgame of few men:
-    /// its bound (moves, see [`LONG_MOVES`]; in K+Q v K+R the ending's longest mate,
-    /// [`queen_rook::LONGEST_MATE`], see [`Search::far_ceiling`]) and its budget in
+    /// its bound (moves, see [`LONG_MOVES`]; where the ending's longest mate is known,
+    /// [`longest_mate`], that, see [`Search::far_ceiling`]) and its budget in
     /// ladder calls ([`QUIET_LONG_SHARE`] in a quiet mate or against an armed defender,
     /// else [`LONG_SHARE`]). None elsewhere, or when the bound is not above `near`.
     fn long_call(&self, side: &Side, near: u32) -> Option<(u32, u64)> {
@@ -485,7 +485,7 @@ impl<'a> Search<'a> {
         }
         let clock = self.root.clock();
         let attacker = side.attacker;
-        let longest = if QueenRook::of(board, attacker).is_some() { queen_rook::LONGEST_MATE } else { LONG_MOVES };
+        let longest = longest_mate(board, attacker).unwrap_or(LONG_MOVES);
         let moves = (1..=longest).rev().find(|&m| clock + u32::from(side.plies_for(m).get()) < CLAIM_CLOCK)?;
         let share = if progress::quiet_mate(board, attacker) || progress::armed_defender(board, attacker) {
             QUIET_LONG_SHARE
@@ -531,8 +531,8 @@ impl<'a> Search<'a> {
         match long {
             Some(_) if progress::bishops_mate(board, side.attacker) => 0,
             Some((moves, _)) if progress::quiet_mate(board, side.attacker) => moves,
-            Some(_) if QueenRook::of(board, side.attacker).is_some() => queen_rook::LONGEST_MATE,
-            _ => u32::MAX,
+            Some(_) => longest_mate(board, side.attacker).unwrap_or(u32::MAX),
+            None => u32::MAX,
         }
     }
 
@@ -643,6 +643,13 @@ impl<'a> Search<'a> {
         let proven = |m: &Move| solver.proves_after(&self.root, *m, side.at_most);
         stored.filter(proven).or_else(|| self.root.pos.legal_moves().into_iter().filter(allowed).find(proven))
     }
+}
+
+/// The longest mate `attacker` can have on `board` (moves), where the ending is one whose
+/// longest mate is known: K+Q v K+R's [`queen_rook::LONGEST_MATE`]. No bound above it
+/// asks anything a bound at it does not.
+fn longest_mate(board: &Board, attacker: Color) -> Option<u32> {
+    QueenRook::of(board, attacker).map(|_| queen_rook::LONGEST_MATE)
 }
 
 /// Limits of one blocking solve.
@@ -784,7 +791,7 @@ mod tests {
         assert_eq!(
             long_call("8/8/1k5r/8/8/8/2K5/8 b - - 0 1", None),
             Some((LONG_MOVES, LONG_SHARE)),
-            "a rook against a bare king mates by the ladder's rules"
+            "K+R v K: no known longest mate, the 49-move bound"
         );
         assert_eq!(
             long_call("8/5r2/7R/8/5BK1/8/6k1/8 w - - 0 1", None),
