@@ -21,7 +21,7 @@ use shakmaty::attacks::{bishop_attacks, king_attacks, knight_attacks};
 use shakmaty::{Bitboard, Board, Color, Role, Square};
 
 mod retrograde;
-use retrograde::{NONE, bit, check_suite, exit, next_to, seen_by};
+use retrograde::{NONE, bit, check_suite, distinct, exit, next_to, occupied, pack, seen_by, unpack};
 
 const SIZE: usize = 1 << 24;
 
@@ -36,21 +36,24 @@ struct Men {
 
 impl Men {
     fn of(index: usize) -> Men {
-        let i = index as u32;
-        Men { wk: i & 63, wb: (i >> 6) & 63, wn: (i >> 12) & 63, bk: i >> 18 }
+        let [wk, wb, wn, bk] = unpack(index);
+        Men { wk, wb, wn, bk }
+    }
+
+    fn squares(self) -> [u32; 4] {
+        [self.wk, self.wb, self.wn, self.bk]
     }
 
     fn index(self) -> usize {
-        (self.wk | self.wb << 6 | self.wn << 12 | self.bk << 18) as usize
+        pack(self.squares())
     }
 
     fn occupied(self) -> Bitboard {
-        bit(self.wk) | bit(self.wb) | bit(self.wn) | bit(self.bk)
+        occupied(self.squares())
     }
 
     fn apart(self) -> bool {
-        let Men { wk, wb, wn, bk } = self;
-        wk != wb && wk != wn && wk != bk && wb != wn && wb != bk && wn != bk && !next_to(wk, bk)
+        distinct(self.squares()) && !next_to(self.wk, self.bk)
     }
 
     /// Whether white's bishop or knight attacks `target` with `occupied` squares.

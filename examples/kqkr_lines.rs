@@ -27,7 +27,7 @@ use shakmaty::attacks::{king_attacks, queen_attacks, rook_attacks};
 use shakmaty::{Bitboard, Board, Color, Role, Square};
 
 mod retrograde;
-use retrograde::{NONE, bit, check_suite, exit, next_to, seen_by};
+use retrograde::{NONE, bit, check_suite, distinct, exit, next_to, occupied, pack, seen_by, unpack};
 
 /// Lines start where white mates in 11 moves or more.
 const MIN_START_PLIES: u8 = 21;
@@ -44,26 +44,29 @@ struct Men {
 
 impl Men {
     fn of(index: usize) -> Men {
-        let i = index as u32;
-        Men { wk: i & 63, wq: (i >> 6) & 63, bk: (i >> 12) & 63, br: i >> 18 }
+        let [wk, wq, bk, br] = unpack(index);
+        Men { wk, wq, bk, br }
+    }
+
+    fn squares(self) -> [u32; 4] {
+        [self.wk, self.wq, self.bk, self.br]
     }
 
     fn index(self) -> usize {
-        (self.wk | self.wq << 6 | self.bk << 12 | self.br << 18) as usize
+        pack(self.squares())
     }
 
     /// The index of K+Q v K with the same kings and queen (the rook taken).
     fn without_rook(self) -> usize {
-        (self.wk | self.wq << 6 | self.bk << 12) as usize
+        pack([self.wk, self.wq, self.bk, 0])
     }
 
     fn occupied(self) -> Bitboard {
-        bit(self.wk) | bit(self.wq) | bit(self.bk) | bit(self.br)
+        occupied(self.squares())
     }
 
     fn apart(self) -> bool {
-        let Men { wk, wq, bk, br } = self;
-        wk != wq && wk != bk && wk != br && wq != bk && wq != br && bk != br && !next_to(wk, bk)
+        distinct(self.squares()) && !next_to(self.wk, self.bk)
     }
 
     /// Whether the queen attacks `target` with `occupied` squares.

@@ -1,5 +1,6 @@
 //! What the examples that build distance-to-mate tables by retrograde analysis
-//! (`kqkr_lines`, `kbnk_table`) share: square helpers, the check of a table against a
+//! (`kqkr_lines`, `kbnk_table`) share: square helpers, the packing of four men into a
+//! table index, the check of a table against a
 //! suite's mate lengths, and the exit status.
 
 use std::process::ExitCode;
@@ -14,6 +15,28 @@ pub const NONE: u8 = 255;
 /// The square numbered `sq` (a1 = 0), as a bitboard.
 pub fn bit(sq: u32) -> Bitboard {
     Bitboard::from(Square::new(sq))
+}
+
+/// The table index of four men on the squares numbered `sq`, 6 bits each, the first
+/// lowest.
+pub fn pack(sq: [u32; 4]) -> usize {
+    (sq[0] | sq[1] << 6 | sq[2] << 12 | sq[3] << 18) as usize
+}
+
+/// The squares of the four men of the table index `index` (see [`pack`]).
+pub fn unpack(index: usize) -> [u32; 4] {
+    let i = index as u32;
+    [i & 63, (i >> 6) & 63, (i >> 12) & 63, i >> 18]
+}
+
+/// The squares the four men on `sq` occupy.
+pub fn occupied(sq: [u32; 4]) -> Bitboard {
+    sq.into_iter().fold(Bitboard::EMPTY, |b, s| b | bit(s))
+}
+
+/// Whether the four men on `sq` stand on four different squares.
+pub fn distinct(sq: [u32; 4]) -> bool {
+    (0..4).all(|i| (i + 1..4).all(|j| sq[i] != sq[j]))
 }
 
 /// Whether the squares numbered `a` and `b` are next to each other.
