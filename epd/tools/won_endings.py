@@ -62,7 +62,8 @@ def queen_against_king(count, rng):
         board.set_piece_at(wk, chess.Piece(chess.KING, chess.WHITE))
         board.set_piece_at(wq, chess.Piece(chess.QUEEN, chess.WHITE))
         board.set_piece_at(bk, chess.Piece(chess.KING, chess.BLACK))
-        if not board.is_valid() or chess.square_distance(wk, bk) < 2:
+        # Not valid: the black king in check with white to move, or the kings side by side.
+        if not board.is_valid():
             continue
         if board.is_attacked_by(chess.BLACK, wq) and not board.is_attacked_by(chess.WHITE, wq):
             continue
