@@ -432,6 +432,20 @@ fn checks_start_higher_where_the_defender_keeps_a_rook() {
     long_bound_mate_within("1R6/7K/3r4/2k5/8/8/3B4/8 w - - 0 1", KRB_KR_CHECK_NODES, 64, 16..=49);
 }
 
+/// Nodes within which the analysis of the K+Q v K+R position below yields a proven mate
+/// with its line, with a 64 MB table. While the queen's checks started at their count of
+/// evasions, in front of every quiet move, the first proof came after 945,541 nodes (a
+/// mate in 26); started at the progress number a quiet move gets, after 332,602 (mate in
+/// 28).
+const KQKR_CHECK_NODES: u64 = 450_000;
+
+#[test]
+fn a_queens_check_starts_at_its_progress_number_in_kqkr() {
+    // White mates in 13 (a position of the ending's table, `kqkr_lines`); no K+Q v K+R
+    // mate is longer than 35.
+    long_bound_mate_within("1k6/4K3/8/1r6/8/5Q2/8/8 w - - 0 1", KQKR_CHECK_NODES, 64, 13..=35);
+}
+
 /// Nodes the prover needed for its first proof in the K+B+B v K position below before a
 /// quiet move that proved a sibling subtree started lower: 3,257,626 (a mated in 22).
 const KBB_MATED_NODES: u64 = 2_000_000;
