@@ -459,6 +459,19 @@ fn a_kqkr_long_call_keeps_the_queens_most_promising_quiet_moves() {
     long_bound_mate_within("8/2K3r1/k7/8/8/7Q/8/8 w - - 0 1", KQKR_NARROW_NODES, 64, 18..=35);
 }
 
+/// Nodes within which the analysis of the K+Q v K+R position below yields a proven mate
+/// with its line, with a 64 MB table. While the queen's quiet moves and checks started at
+/// their progress number, the first proof came after 1,170,957 nodes (a mated in 25); at
+/// four times it, as where a rook defends against other pieces, after 468,355 (mated in
+/// 30).
+const KQKR_SCALE_NODES: u64 = 650_000;
+
+#[test]
+fn a_kqkr_defence_is_proven_lost_with_the_queens_moves_started_higher() {
+    // Black to move is mated in 15 (a position of the ending's table, `kqkr_lines`).
+    long_bound_mate_within("8/8/1Q6/8/5r2/8/k3K3/8 b - - 0 1", KQKR_SCALE_NODES, 64, -35..=-15);
+}
+
 /// Nodes the prover needed for its first proof in the K+B+B v K position below before a
 /// quiet move that proved a sibling subtree started lower: 3,257,626 (a mated in 22).
 const KBB_MATED_NODES: u64 = 2_000_000;

@@ -18,7 +18,7 @@ use super::movecode::MoveCode;
 use super::node::Node;
 use super::parallel::Busy;
 use super::pndn::PnDn;
-use super::progress::{Flights, Heavy, Kings, MatingMoves, NARROW_QUIET, quiet_mate};
+use super::progress::{Flights, Kings, MatingMoves, NARROW_QUIET, quiet_mate};
 use super::query::Keys;
 use super::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
 use super::value::Value;
@@ -38,12 +38,13 @@ const DEFENDER_CAPTURE_PN: u32 = 2;
 /// (measured on samples of the 1000-position endgame suites at 1 s: it beat 2 + d/2,
 /// 2 + 3d/2, 4 + d, 1 + 2d and the flat [`QUIET_PN`]), one less when the move already
 /// proved an attacker node of this call (see `progress`); [`ARMED_QUIET_SCALE`] times
-/// that where the defender has a piece and the attacker no queen ([`Kings::armed`]).
+/// that where the defender has a piece and the attacker no queen ([`Kings::armed`]), and
+/// in K+Q v K+R ([`Kings::queen_v_rook`]).
 #[inline]
 fn quiet_pn(kings: Option<Kings>, m: Move, mating: &MatingMoves) -> u32 {
     kings.map_or(QUIET_PN, |k| {
         let pn = 1 + reply_pn(k.after(m)) - u32::from(mating.contains(m));
-        if k.armed { ARMED_QUIET_SCALE * pn } else { pn }
+        if k.armed || k.queen_v_rook() { ARMED_QUIET_SCALE * pn } else { pn }
     })
 }
 
@@ -55,9 +56,15 @@ fn quiet_pn(kings: Option<Kings>, m: Move, mating: &MatingMoves) -> u32 {
 /// expands every quiet move once before it goes deeper. Measured on K+R+B v K+R
 /// (`pnmate epd FILE --nodes 1500000 --hash 64`, a fresh table per position, found/best):
 /// 60 mates of 14 moves or more 26/6 with 1, 32/10 with 2, 35/10 with 4, 35/10 with 6,
-/// 35/8 with 8, 32/8 with 12; 60 mates of 10 to 30 moves 56/17 with 1, 57/15 with 4. Not
-/// where the attacker has a queen: 20 K+Q v K+R mates lost 5 found to 3 with 4, and 16
-/// K+Q v K+P kept 16 either way. Not where the defender has only pawns, which leave it
+/// 35/8 with 8, 32/8 with 12; 60 mates of 10 to 30 moves 56/17 with 1, 57/15 with 4.
+/// Also in K+Q v K+R, since its checks start at the progress number too ([`check_pn`]);
+/// while they started at their evasions, 20 of its mates lost 5 found to 3 with 4. Now,
+/// nodes to the first proof (`solve FEN --nodes N --hash 256`), proven with 1, 2, 4 and
+/// 8: 100 + 100 mates of 10 to 20 moves from the ending's table at 1M nodes, 71 + 78,
+/// 73 + 80, 75 + 83 and 72 + 81; at 2M nodes with 1 and 4, 40 of the shared suite's
+/// mates in 11 to 20 with the queen's side to move 35 and 37, and 30 mated in 13 to 18
+/// with the rook's side to move 18 and 23. Not with any other queen: 16 K+Q v K+P kept
+/// 16 found either way. Not where the defender has only pawns, which leave it
 /// a move or two each: there it slowed two matetrack mates of seven men, K+N+N+P v
 /// K+P+P in 10 (`6N1/2p3p1/6k1/6N1/6K1/8/1P6/8 w`, first proof after 1,228,290 nodes
 /// without, 5,176,974 with) and K+R v K+P+P+P+P in 13 (725,947 and 1,495,440).
@@ -74,7 +81,7 @@ const ARMED_CHECK_SCALE: u32 = 2;
 
 /// Initial proof number of a check that does not mate: its number of evasions,
 /// [`ARMED_CHECK_SCALE`] times that where that scale applies; but in K+Q v K+R, where
-/// the fitted model gives the progress numbers ([`Heavy::QueenRook`]), a check that
+/// the fitted model gives the progress numbers ([`Kings::queen_v_rook`]), a check that
 /// takes nothing starts at the progress number a quiet move would ([`quiet_pn`]). There
 /// the queen has checks on most moves and its king evasions, so evasions rank a
 /// check in front of every quiet move (2 + d, d up to about 140) whether it brings the
@@ -89,7 +96,7 @@ const ARMED_CHECK_SCALE: u32 = 2;
 #[inline]
 fn check_pn(kings: Option<Kings>, m: Move, evasions: u32, mating: &MatingMoves) -> u32 {
     match kings {
-        Some(k) if matches!(k.heavy, Some(Heavy::QueenRook(_))) && !m.is_capture() => quiet_pn(kings, m, mating),
+        Some(k) if k.queen_v_rook() && !m.is_capture() => quiet_pn(kings, m, mating),
         Some(k) if k.armed => ARMED_CHECK_SCALE * evasions,
         _ => evasions,
     }
@@ -98,7 +105,7 @@ fn check_pn(kings: Option<Kings>, m: Move, evasions: u32, mating: &MatingMoves) 
 /// Whether an attacker node of a few-men position keeps only its most promising quiet
 /// moves in a call that only looks for mates (see `Solver::narrow_quiet_moves`): in a
 /// [`quiet_mate`], and in K+Q v K+R, whose fitted model ranks the queen's quiet moves
-/// ([`Heavy::QueenRook`]; a check or a capture is always kept). Measured there, nodes to
+/// ([`Kings::queen_v_rook`]; a check or a capture is always kept). Measured there, nodes to
 /// the first proof (`solve FEN --nodes N --hash 256`), proven without and with: 200 mates
 /// of 10 to 20 moves drawn from the ending's table at 1M nodes, 69 and 71, 76 and 78
 /// (keeping 6 quiet moves: 68 and 77; 14: 72 and 77); at 2M nodes, 40 mates in 11 to 20
@@ -106,7 +113,7 @@ fn check_pn(kings: Option<Kings>, m: Move, evasions: u32, mating: &MatingMoves) 
 /// with the rook's side to move 17 and 18.
 #[inline]
 fn narrows(node: &Node, kings: Kings, attacker: Color) -> bool {
-    matches!(kings.heavy, Some(Heavy::QueenRook(_))) || quiet_mate(node.pos.board(), attacker)
+    kings.queen_v_rook() || quiet_mate(node.pos.board(), attacker)
 }
 
 /// Initial proof number of a defender's quiet reply in a few-men position: the further

@@ -108,6 +108,12 @@ impl Kings {
         Some(Kings { attacker, defender, zone, armed, heavy })
     }
 
+    /// Whether this is K+Q v K+R with its fitted model ([`Heavy::QueenRook`]).
+    #[inline]
+    pub fn queen_v_rook(self) -> bool {
+        matches!(self.heavy, Some(Heavy::QueenRook(_)))
+    }
+
     /// The kings (and the [`Heavy`] pieces) after `m`, a move that captures nothing, is
     /// played.
     #[inline]
