@@ -11,12 +11,11 @@
 
 use shakmaty::{Color, Move, MoveList, Position};
 
-use super::expand::{Aggregate, Child, Expansion, aggregate, best_move, spread};
+use super::expand::{Aggregate, Child, Expansion, aggregate, best_move};
 use super::mate_len::{MateRange, Plies};
 use super::monitor::Monitor;
 use super::movecode::MoveCode;
 use super::node::Node;
-use super::parallel::{Busy, SPREAD_PLIES};
 use super::pndn::PnDn;
 use super::progress::{Heavy, MatingMoves};
 use super::query::Keys;
@@ -91,16 +90,6 @@ pub struct Solver<'a> {
     path: Vec<u64>,
     /// Deepest ply reached.
     pub seldepth: usize,
-    /// The marks of a multi-threaded search (see `parallel`); None on one thread.
-    busy: Option<&'a Busy>,
-    /// With threads: the keys and bounds of the path's nodes within [`SPREAD_PLIES`], by
-    /// ply, checked (all but the root) every [`SPINE_CHECK`] nodes for a verdict another
-    /// thread stored.
-    spine: Vec<(u64, Plies)>,
-    /// With threads: the ply of a path node another thread solved; the search unwinds to it.
-    unwind_to: Option<usize>,
-    /// This thread's node count at the next look at the spine.
-    next_spine_check: u64,
     /// The moves that proved attacker nodes in this call (see `progress`).
     pub(super) mating: MatingMoves,
     /// The first ply whose attacker nodes `expand` narrows in this call (see
@@ -118,9 +107,6 @@ pub struct Solver<'a> {
     pub(super) heavy_root: bool,
 }
 
-/// With threads, how many nodes a thread searches between looks at its spine.
-const SPINE_CHECK: u64 = 1024;
-
 impl<'a> Solver<'a> {
     /// A solver for `question` over `tt`, counting in `monitor`.
     pub fn new(tt: &'a Table, monitor: &'a mut Monitor, question: Question<'a>) -> Self {
@@ -136,23 +122,12 @@ impl<'a> Solver<'a> {
             cycles: Cycles::Search,
             path: Vec::new(),
             seldepth: 0,
-            busy: None,
-            spine: Vec::new(),
-            unwind_to: None,
-            next_spine_check: 0,
             mating: MatingMoves::new(),
             narrow_from: 1,
             narrowed_below_root: false,
             scratch: Vec::new(),
             heavy_root: false,
         }
-    }
-
-    /// This solver as one of several threads on the same calls: it marks the nodes it
-    /// works below in `busy` and steers clear of nodes other threads mark.
-    pub fn spread(mut self, busy: &'a Busy) -> Self {
-        self.busy = Some(busy);
-        self
     }
 
     /// Whether this solver reports the root move it works on: the main thread does
@@ -280,8 +255,6 @@ impl<'a> Solver<'a> {
     fn solve_value(&mut self, node: &Node, bound: Plies, call: Call) -> Value {
         self.at_game_root = call.game_root;
         self.cycles = call.cycles;
-        self.unwind_to = None;
-        self.spine.clear();
         let restricted = call.root == RootMoves::Restricted && self.root_moves.is_some() || self.root_is_special(node);
         if !restricted
             && let Some(v) = self.lookup(node, bound)
@@ -305,31 +278,9 @@ impl<'a> Solver<'a> {
         // again, 90, and 3 positions changed, all to fewer nodes.)
         if self.narrowed_below_root && v.is_disproven() && v.path_dependent && !self.monitor.aborted() {
             self.narrow_from = 2;
-            self.unwind_to = None;
-            self.spine.clear();
             v = self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root);
         }
         v
-    }
-
-    /// With threads: keeps the spine (the path's nodes within [`SPREAD_PLIES`], `here` for
-    /// this node at `ply`) and every [`SPINE_CHECK`] nodes looks whether another thread
-    /// has solved one of them. If so the search unwinds to the shallowest such node,
-    /// which takes the stored verdict: the work below it can no longer change it. (The
-    /// call's root is left out: a verdict there recalls the whole team, and a restricted
-    /// root's verdict is not the stored one.)
-    fn watch_spine(&mut self, ply: usize, here: Option<(u64, Plies)>) {
-        self.spine.truncate(ply);
-        if let Some(here) = here {
-            debug_assert_eq!(self.spine.len(), ply, "every node within SPREAD_PLIES is on the spine");
-            self.spine.push(here);
-        }
-        if self.unwind_to.is_some() || self.monitor.nodes() < self.next_spine_check {
-            return;
-        }
-        self.next_spine_check = self.monitor.nodes() + SPINE_CHECK;
-        let solved = |&(key, bound): &(u64, Plies)| self.known(key, bound).is_some_and(|v| v.is_solved());
-        self.unwind_to = self.spine.iter().take(ply).enumerate().skip(1).find(|(_, s)| solved(s)).map(|(p, _)| p);
     }
 
     /// Nagai's MID: searches `node` until its pn reaches `th_pn`, its dn reaches `th_dn`,
@@ -351,14 +302,6 @@ impl<'a> Solver<'a> {
                 return Value::repetition();
             }
         }
-        let mark = self.busy.filter(|_| ply < SPREAD_PLIES).map(|busy| {
-            let key = self.keys.of(node, r);
-            busy.enter(key);
-            (busy, key)
-        });
-        if self.busy.is_some() {
-            self.watch_spine(ply, mark.map(|(_, key)| (key, r)));
-        }
         let mut children = std::mem::take(&mut self.stack[ply]);
         children.clear();
         let expansion = if or {
@@ -369,26 +312,9 @@ impl<'a> Solver<'a> {
         let (value, best) = match expansion {
             Expansion::Decided(value, best) => (value, best),
             Expansion::Open => loop {
-                let Aggregate { value: v, mut best, mut second, runner_up } = aggregate(or, &children);
-                let unwinding = self.unwind_to.is_some_and(|to| to < ply);
-                if v.is_solved() || v.pn >= th_pn || v.dn >= th_dn || self.monitor.aborted() || unwinding {
+                let Aggregate { value: v, best, second, runner_up } = aggregate(or, &children);
+                if v.is_solved() || v.pn >= th_pn || v.dn >= th_dn || self.monitor.aborted() {
                     break (v, best_move(or, &v, &children, best));
-                }
-                // This node was solved by another thread: its verdict ends the work here.
-                if self.unwind_to.take() == Some(ply)
-                    && let Some((_, key)) = mark
-                    && let Some(e) = self.tt.probe(key)
-                    && let Some(known) = Value::from_entry(&e, r).filter(Value::is_solved)
-                {
-                    break (known, e.best);
-                }
-                if let Some(busy) = self.busy.filter(|_| ply + 1 < SPREAD_PLIES) {
-                    // Other threads' marks are read by key, so every child needs its key.
-                    for c in children.iter_mut() {
-                        c.keyed(&self.keys, node, r.pred());
-                    }
-                    (best, second) =
-                        spread(or, &children, busy, if or { th_pn } else { th_dn }).unwrap_or((best, second));
                 }
                 // A quiet child of an OR node is probed when it is first picked: a miss
                 // into the table, which the search waits for. The runner-up is the
@@ -418,11 +344,7 @@ impl<'a> Solver<'a> {
                 let child = node.play(c.mv);
                 let cv = self.mid(&child, r.pred(), !or, child_th_pn, child_th_dn, ply + 1, RootMoves::All);
                 debug_assert!(
-                    self.monitor.aborted()
-                        || self.unwind_to.is_some()
-                        || cv.is_solved()
-                        || cv.pn >= child_th_pn
-                        || cv.dn >= child_th_dn,
+                    self.monitor.aborted() || cv.is_solved() || cv.pn >= child_th_pn || cv.dn >= child_th_dn,
                     "child returned below its thresholds"
                 );
                 children[best].value = cv;
@@ -434,13 +356,9 @@ impl<'a> Solver<'a> {
         if root == RootMoves::All && !value.path_dependent {
             let work = (self.monitor.nodes() - start_nodes).min(u64::from(u32::MAX)) as u32;
             let record = Record { bound: r, pn: value.pn.0, dn: value.dn.0, mate: value.mate, work, best };
-            let key = mark.map_or_else(|| self.keys.of(node, r), |(_, key)| key);
-            self.tt.store(key, &record);
+            self.tt.store(self.keys.of(node, r), &record);
         }
         self.stack[ply] = children;
-        if let Some((busy, key)) = mark {
-            busy.leave(key);
-        }
         value
     }
 }
@@ -462,39 +380,6 @@ mod tests {
         let mut solver = Solver::new(tt, &mut monitor, question);
         let call = Call { budget: None, root: RootMoves::Restricted, game_root: true, cycles };
         solver.solve(node, Plies::mate_in(moves), call)
-    }
-
-    #[test]
-    fn a_thread_unwinds_to_the_shallowest_node_of_its_path_another_thread_solved() {
-        let tt = Table::new(1);
-        let busy = Busy::new();
-        let mut monitor = Monitor::new(Control::new(), None);
-        let question = Question { attacker: Color::White, root_moves: None, repetitions: None };
-        let mut solver = Solver::new(&tt, &mut monitor, question).spread(&busy);
-        let bound = Plies::mate_in(5);
-        let key = |ply: usize| 0x9e37_79b9_7f4a_7c15_u64.wrapping_mul(ply as u64 + 1);
-        for ply in 0..4 {
-            solver.watch_spine(ply, Some((key(ply), bound)));
-        }
-        assert_eq!(solver.unwind_to, None);
-        // Another thread proves the root and the path's nodes at plies 2 and 3.
-        let proof = Record {
-            bound,
-            pn: 0,
-            dn: PnDn::INFINITE.0,
-            mate: MateRange { at_most: bound, ..MateRange::UNKNOWN },
-            work: 0,
-            best: MoveCode::NONE,
-        };
-        for ply in [0, 2, 3] {
-            tt.store(key(ply), &proof);
-        }
-        solver.watch_spine(4, None);
-        assert_eq!(solver.unwind_to, None, "the spine is only looked at every SPINE_CHECK nodes");
-        solver.monitor.count(SPINE_CHECK);
-        solver.watch_spine(4, None);
-        // Not the root (the team's recall ends the call there), but the shallowest below it.
-        assert_eq!(solver.unwind_to, Some(2));
     }
 
     #[test]

@@ -16,7 +16,6 @@ use super::dfpn::{Cycles, RootMoves, Solver};
 use super::mate_len::Plies;
 use super::movecode::MoveCode;
 use super::node::Node;
-use super::parallel::Busy;
 use super::pndn::PnDn;
 use super::progress::{Flights, Kings, MatingMoves, NARROW_QUIET, quiet_mate};
 use super::query::Keys;
@@ -141,8 +140,7 @@ pub enum MoveClass {
 pub struct Child {
     /// The move to the child.
     pub mv: Move,
-    /// The child's table key (0 for an OR node's quiet move until it is selected, or in
-    /// the plies where threads mark nodes, until its parent picks a child).
+    /// The child's table key (0 for an OR node's quiet move until it is selected).
     pub key: u64,
     /// What is known of the child.
     pub value: Value,
@@ -503,19 +501,6 @@ pub fn aggregate(or: bool, children: &[Child]) -> Aggregate {
         }
     };
     Aggregate { value, best: pick.best, second: pick.second, runner_up: pick.runner_up }
-}
-
-/// The child a thread of a multi-threaded search enters next, with the second-best
-/// number, when children other threads work below look harder by their virtual numbers
-/// (see `parallel`). None when the pick would be a child whose true number is not below
-/// `th`, the node's threshold on the deciding side: such a child could not be searched.
-pub fn spread(or: bool, children: &[Child], busy: &Busy, th: PnDn) -> Option<(usize, PnDn)> {
-    let deciding = |c: &Child| if or { c.value.pn } else { c.value.dn };
-    let mut pick = Pick::NONE;
-    for (i, c) in children.iter().enumerate() {
-        pick.offer(i, Busy::virtual_number(deciding(c), busy.count(c.key)));
-    }
-    (deciding(&children[pick.best]) < th).then_some((pick.best, pick.second))
 }
 
 /// The move to remember for a node: the shortest proven mate at a proven OR node, the

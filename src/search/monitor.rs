@@ -126,9 +126,9 @@ impl Control {
 pub struct Team {
     /// Nodes counted by helper threads, published at each of their polls.
     helper_nodes: AtomicU64,
-    /// Set when the current df-pn call is over (answered, or out of budget): every
-    /// thread working on it unwinds.
-    recall: AtomicBool,
+    /// The recall epoch: every call belongs to the epoch it was taken in, and ends when
+    /// the epoch moves on (a proof made the calls in flight stale, or the search ended).
+    epoch: AtomicU32,
 }
 
 impl Team {
@@ -137,19 +137,14 @@ impl Team {
         Arc::new(Team::default())
     }
 
-    /// Ends the current call on every thread.
+    /// Ends every call in flight on every thread.
     pub fn recall(&self) {
-        self.recall.store(true, Ordering::Relaxed);
+        self.epoch.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Whether the current call is over.
-    pub fn recalled(&self) -> bool {
-        self.recall.load(Ordering::Relaxed)
-    }
-
-    /// Readies the team for the next call (when no helper runs).
-    pub fn rearm(&self) {
-        self.recall.store(false, Ordering::Relaxed);
+    /// The current recall epoch.
+    pub fn epoch(&self) -> u32 {
+        self.epoch.load(Ordering::Relaxed)
     }
 
     /// Nodes the helpers have published.
@@ -170,10 +165,11 @@ pub struct Monitor {
     base: u64,
     nodes: u64,
     node_limit: u64,
-    /// Where the current call's budget ends, in [`Monitor::total_nodes`]: a team's
-    /// budget is spent by all its threads, so that a call takes the same nodes, and less
-    /// time, on more threads.
+    /// Where the current call's budget ends, in this thread's [`Monitor::nodes`]: every
+    /// call is searched by one thread.
     budget_end: u64,
+    /// In a team, the recall epoch the current call belongs to (None: not recalled).
+    epoch: Option<u32>,
     next_poll: u64,
     hard_stop: bool,
     aborted: bool,
@@ -190,6 +186,7 @@ impl Monitor {
             nodes: 0,
             node_limit: node_limit.unwrap_or(u64::MAX),
             budget_end: u64::MAX,
+            epoch: None,
             next_poll: POLL_INTERVAL,
             hard_stop: false,
             aborted: false,
@@ -209,7 +206,7 @@ impl Monitor {
     }
 
     /// A helper thread's monitor: no node limit of its own (the main thread's counts the
-    /// team), the shared control, ended by the team's recall.
+    /// team), the shared control, its calls ended by the team's recall.
     pub fn helper(control: Arc<Control>, team: Arc<Team>) -> Monitor {
         let mut m = Monitor::new(control, None);
         m.team = Some((team, true));
@@ -279,14 +276,10 @@ impl Monitor {
         }
         self.publish();
         if let Some((team, _)) = &self.team {
-            if team.recalled() {
+            if self.epoch.is_some_and(|e| e != team.epoch()) {
                 self.aborted = true;
             }
-            let total = self.total_nodes();
-            if total >= self.budget_end {
-                self.aborted = true;
-            }
-            if total >= self.node_limit {
+            if self.total_nodes() >= self.node_limit {
                 self.hard_stop = true;
                 self.aborted = true;
             }
@@ -305,14 +298,18 @@ impl Monitor {
         self.hard_stop || self.control.stopped() || self.control.past_deadline()
     }
 
-    /// Starts a call with a budget of `budget` nodes (None: unbounded), counted over the
-    /// team on a team's main thread; the hard limits apply as well.
+    /// Starts a call with a budget of `budget` nodes of this thread (None: unbounded);
+    /// the hard limits apply as well, and in a team the recall of the call's epoch.
     pub fn begin(&mut self, budget: Option<u64>) {
-        self.budget_end = budget.map_or(u64::MAX, |b| self.total_nodes().saturating_add(b));
-        self.aborted = false;
-        if self.hard_stopped() {
-            self.aborted = true;
-        }
+        self.budget_end = budget.map_or(u64::MAX, |b| self.nodes.saturating_add(b));
+        let recalled = self.team.as_ref().is_some_and(|(team, _)| self.epoch.is_some_and(|e| e != team.epoch()));
+        self.aborted = self.hard_stopped() || recalled;
+    }
+
+    /// In a team: the calls this thread starts from now on belong to recall `epoch` (None:
+    /// they are not recalled, as the driver's line building is not).
+    pub fn follow(&mut self, epoch: Option<u32>) {
+        self.epoch = epoch;
     }
 }
 
@@ -321,27 +318,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_call_budget_is_spent_by_the_whole_team() {
+    fn a_call_budget_is_one_threads_and_a_recall_ends_the_calls_of_its_epoch() {
         let control = Control::new();
         let team = Team::new();
-        let mut main = Monitor::new(Arc::clone(&control), None);
+        let mut main = Monitor::new(Arc::clone(&control), Some(10_000));
         main.join_team(Arc::clone(&team));
         let mut helper = Monitor::helper(Arc::clone(&control), Arc::clone(&team));
+        main.follow(Some(team.epoch()));
+        helper.follow(Some(team.epoch()));
         main.begin(Some(1000));
-        helper.count(800);
+        helper.begin(Some(1000));
+        helper.count(900);
         helper.publish();
+        main.count(900);
+        assert!(!main.aborted() && !helper.aborted(), "each thread spent 900 of its own 1000");
+        assert_eq!(main.total_nodes(), 1800, "the team's count, for the node limit and reports");
         main.count(100);
-        assert!(!main.aborted(), "900 of 1000 nodes spent");
-        // The main thread learns the helpers' count at its next poll.
-        main.count(POLL_INTERVAL);
-        assert!(main.aborted(), "the team spent {} of a 1000-node budget", main.total_nodes());
-        assert!(!main.hard_stopped(), "a spent budget ends the call, not the search");
-        // The next call's budget starts from what the team has counted.
+        assert!(main.aborted() && !helper.aborted(), "the budget is the thread's own");
+        // A recall ends the calls in flight at their next poll, and any call still to
+        // begin in that epoch.
+        team.recall();
+        helper.count(POLL_INTERVAL);
+        assert!(helper.aborted(), "recalled");
         main.begin(Some(1000));
-        assert!(!main.aborted());
-        main.count(700);
-        assert!(!main.aborted(), "700 of 1000 nodes spent");
-        main.count(300);
-        assert!(main.aborted(), "1000 of 1000 nodes spent");
+        assert!(main.aborted(), "a call of the old epoch");
+        main.follow(Some(team.epoch()));
+        main.begin(Some(1000));
+        assert!(!main.aborted(), "a call of the new epoch");
+        // Calls that follow no epoch (the line builder's) are never recalled.
+        main.follow(None);
+        team.recall();
+        main.begin(Some(1000));
+        main.count(POLL_INTERVAL);
+        assert!(!main.aborted() && !main.hard_stopped());
+        // The node limit counts the team.
+        helper.count(10_000);
+        helper.publish();
+        main.count(POLL_INTERVAL);
+        assert!(main.hard_stopped(), "{} nodes against a limit of 10000", main.total_nodes());
     }
 }

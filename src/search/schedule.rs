@@ -1,0 +1,717 @@
+//! The driver's schedule: the df-pn calls it asks, in order, as a cursor over what is
+//! known (see the parent module for the questions and why they are asked).
+//!
+//! The schedule hands out one [`Ask`] at a time ([`Schedule::next`]) and learns each
+//! verdict when it comes back ([`Schedule::record`]). On one thread every verdict comes
+//! back before the next call is asked, and the calls are the driver's sequence exactly.
+//! With several threads (see `parallel`), each thread takes the next call while others
+//! are still searching theirs: a call is then chosen on what is known so far, as if the
+//! calls still running will answer nothing. When one does answer, the schedule adjusts
+//! the calls it has not handed out yet, as one thread would have: a disproof of the near
+//! bound climbs at once, a proof starts the tightening, an answer while tightening
+//! starts its round of questions again. Whatever a thread asks, its verdict is a fact
+//! about the root (a proof, or a disproof of every mate up to a length), so a call asked
+//! on knowledge that has since grown can waste time but never mislead.
+
+use std::collections::VecDeque;
+
+use shakmaty::{Board, Color, Move};
+
+use super::dfpn::Cycles;
+use super::mate_len::{MAX_MATE_MOVES, Plies};
+use super::progress;
+use super::queen_rook::{self, QueenRook};
+use super::rules::CLAIM_CLOCK;
+use super::value::Verdict;
+
+/// Mate bounds (moves) the driver climbs: the smallest one not yet disproven is the
+/// "near" bound; "far" bounds a few rungs higher run beside it so that a long, forcing
+/// mate is not held up by hard disproofs of short bounds.
+const LADDER: [u32; 18] = [3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 90, 128, 181, 256, 362, 512, 724, 1000];
+
+/// The rungs above the near bound that are asked as far bounds. Measured on 80 matetrack
+/// positions #20+ at 2 s (found/best): 2 alone 32/31, 2 and 4 37/33, 2 to 4 39/37, 2 to
+/// 5 44/41, 2 to 6 41/40, 2 to 7 40/38; and on 200 matetrack positions of any length at
+/// 1 s, 2 alone 162/155, 2 to 5 178/170. (As a single far bound, 2 had beaten 1, 3, 5.)
+const FAR_RUNGS: std::ops::RangeInclusive<usize> = 2..=5;
+
+/// The long bound of the analysis of an endgame of at most [`progress::MAX_MEN`] men
+/// (moves): each round asks it after the ladder's bounds, with [`LONG_SHARE`] times their
+/// budget, cycles cut. Quiet mates of a lone king (two bishops, bishop and knight) are
+/// proven far sooner at a bound well above their length than near it: on 40 K+B+B v K
+/// positions of mates in 6 to 17 moves, one call at 45 moves proved 35 within 1M nodes,
+/// the driver's ladder 24 within 1.5M. The same holds where the defender has men
+/// (`pnmate epd --nodes 1500000`, a fresh table per position, found/best, without and
+/// with it: 40 K+R+B v K+R 30/18 and 35/17, 30 K+Q v K+P 29/29 and 30/29, 40 K+R v K
+/// 39/23 and 40/27, 60 K+Q v K+R 16/15 and 17/16). It was first kept to bare kings
+/// because the judge, whose runs share one table between positions, measured no gain;
+/// the line builder then lost proven mates whose subtrees the table had forgotten.
+/// Clamped so that the root's halfmove clock plus the bound stays below the 50-move
+/// claim (above it table keys would carry the clock, so transpositions would no longer
+/// meet). 49 moves, the longest mate the claim allows from a fresh clock, rather than
+/// the ladder's rung of 45: nodes to the first proof (`solve FEN --nodes 3000000 --hash
+/// 256`), geometric mean of 49 against 45, 90 K+B+B v K of 10 moves or more 0.965 (48
+/// fewer, 33 more), 48 K+B+N v K of up to 22 moves 0.967 (13 within 1.3M nodes against
+/// 12), 60 K+R+B v K+R 0.990 (27 fewer, 16 more); 40 K+Q v K+P, 40 K+R+P v K+R, 50
+/// K+B+P v K+B and 80 matetrack positions of at most six men without queen or rook
+/// between 1.000 and 1.004. A bound of 25 or 32 moves for two bishops, whose mates
+/// take at most 19: 1.55 and 1.13 times the nodes.
+const LONG_MOVES: u32 = 49;
+
+/// The long bound's budget, in multiples of one ladder call's, except in quiet mates and
+/// against an armed defender (see [`QUIET_LONG_SHARE`]).
+const LONG_SHARE: u64 = 16;
+
+/// The long bound's budget where the defender has a bare king and the attacker no queen
+/// or rook ([`progress::quiet_mate`]: two bishops, bishop and knight): the ladder's short
+/// bounds hardly ever prove such a mate, so the long bound gets most of the nodes from
+/// the first round on. At fixed nodes (`pnmate epd FILE --nodes N --hash 64`, a fresh
+/// table per position, found/best, 16 against 64): 60 K+B+B v K at 1M 52/9 against 56/9,
+/// 40 more at 1.5M 36/8 against 38/8. Not elsewhere: there the ladder's far bounds prove
+/// many mates in their second round, which a long first call delays (80 matetrack
+/// positions of at most six men at 1M nodes: 78/72 with 16, 75/70 with 64 everywhere,
+/// 78/72 with 64 for quiet mates only; 30 K+R+B v K+R gained, 24/9 against 27/8).
+/// The same share serves a defender with a piece against no queen
+/// ([`progress::armed_defender`]), once its quiet moves and checks started higher there:
+/// 60 K+R+B v K+R mates of 14 moves or more at 1.5M nodes 38/12 with 16, 41/12 with 64,
+/// 42/12 with 128; at 3M 45/22 and 48/20; at `epd --time 1 --hash 256` 38/11 and 41/12;
+/// 60 of 10 to 30 moves at 1.5M 58/18 and 59/19; the 59 matetrack positions of at most
+/// six men with such a defender at 1M nodes 53/45 and 56/47.
+const QUIET_LONG_SHARE: u64 = 64;
+
+/// Node budget of the first alternating round; doubled each round.
+pub(super) const FIRST_ROUND_BUDGET: u64 = 20_000;
+
+/// One of the two questions: what is known about it.
+#[derive(Clone, Debug)]
+pub(super) struct Side {
+    pub(super) attacker: Color,
+    /// The attacker is the side to move at the root.
+    pub(super) root_or: bool,
+    /// What is proven about the shortest mate: no mate in fewer plies than this.
+    pub(super) at_least: Plies,
+    /// What is proven about the shortest mate: a mate in at most this many plies.
+    pub(super) at_most: Plies,
+    /// The shortest line built and replayed so far.
+    pub(super) line: Option<Vec<Move>>,
+    /// Nodes the next attempt to build a line may spend.
+    pub(super) line_budget: u64,
+}
+
+impl Side {
+    pub(super) fn new(attacker: Color, root_or: bool) -> Side {
+        Side {
+            attacker,
+            root_or,
+            at_least: Plies::ZERO,
+            at_most: Plies::INFINITE,
+            line: None,
+            line_budget: super::LINE_BUDGET,
+        }
+    }
+
+    /// The bound in plies of a mate in `moves` for this side's attacker.
+    pub(super) fn plies_for(&self, moves: u32) -> Plies {
+        if self.root_or { Plies::mate_in(moves) } else { Plies::mated_in(moves) }
+    }
+
+    /// Whether a mate is proven (with or without a line).
+    pub(super) fn found(&self) -> bool {
+        !self.at_most.is_infinite()
+    }
+
+    pub(super) fn done(&self, cap: u32) -> bool {
+        self.found() || self.at_least > self.plies_for(cap)
+    }
+
+    /// Whether the shortest proven mate still lacks its line.
+    pub(super) fn needs_line(&self) -> bool {
+        self.found() && self.line.as_ref().is_none_or(|l| l.len() > usize::from(self.at_most.get()))
+    }
+
+    /// Index of the near bound on [`LADDER`]: the smallest rung not yet disproven.
+    fn rung(&self) -> usize {
+        (0..LADDER.len() - 1).find(|&r| self.at_least <= self.plies_for(LADDER[r])).unwrap_or(LADDER.len() - 1)
+    }
+
+    /// The near bound (moves) under the cap.
+    pub(super) fn near(&self, cap: u32) -> u32 {
+        LADDER[self.rung()].min(cap)
+    }
+
+    /// The far bounds (moves) under the cap, ascending.
+    fn far(&self, cap: u32) -> impl Iterator<Item = u32> + use<> {
+        let rung = self.rung();
+        FAR_RUNGS.map(move |k| LADDER[(rung + k).min(LADDER.len() - 1)].min(cap))
+    }
+
+    /// The most moves within which this side's mate is disproven.
+    fn disproven_moves(&self) -> u32 {
+        (0..MAX_MATE_MOVES).take_while(|&m| self.plies_for(m + 1) < self.at_least).count() as u32
+    }
+
+    /// In words: what is disproven for this side, and the bound the search tries next
+    /// (`stm` is the side to move at the root).
+    pub(super) fn disproven_status(&self, stm: Color, cap: u32) -> String {
+        let moves = self.disproven_moves();
+        let who = if stm == Color::White { ("white", "black") } else { ("black", "white") };
+        let done = if self.root_or {
+            format!("no mate for {} within {moves} (proven)", who.0)
+        } else {
+            format!("{} is not mated within {moves} (proven)", who.0)
+        };
+        if self.done(cap) {
+            return done;
+        }
+        let near = self.near(cap);
+        let who_mates = if self.root_or { who.0 } else { who.1 };
+        format!("{done}; proving mate within {near} for {who_mates}")
+    }
+
+    /// Whether a mate of `plies` is proven shortest: the next shorter length (plies - 2)
+    /// is disproven, or there is none (a mate in one; mated in one, as a root already
+    /// checkmated never reaches the search).
+    pub(super) fn is_exact(&self, plies: usize) -> bool {
+        plies <= 2 || usize::from(self.at_least.get()) > plies - 2
+    }
+}
+
+/// One df-pn call of the schedule: at the root, for one of the two questions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Ask {
+    /// The question: 0 "does the side to move mate?", 1 "is it mated?".
+    pub side: usize,
+    /// The bound in plies.
+    pub bound: Plies,
+    /// Node budget (of the thread that searches it).
+    pub budget: u64,
+    /// How the call treats cycles on the search path.
+    pub cycles: Cycles,
+    /// Where in the schedule the call comes from.
+    pub role: Role,
+}
+
+/// Where in the schedule a call comes from: what its verdict does to the calls after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Role {
+    /// Mates in one and two, exactly: an unanswered one ends them.
+    Short,
+    /// A round's near bound: its disproof climbs the ladder at once.
+    Near,
+    /// A round's far bound, the cap or the long bound.
+    Far,
+    /// A question of the tightening of a proven mate.
+    Tighten,
+}
+
+/// What the schedule asks next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Step {
+    /// Search this call.
+    Ask(Ask),
+    /// The schedule is over.
+    Done(End),
+}
+
+/// How the schedule ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum End {
+    /// Both questions are disproven up to the cap.
+    NoMate,
+    /// A hard limit came before an answer.
+    Stopped,
+    /// The question `side` has a proven mate, tightened as far as it went.
+    Mate(usize),
+}
+
+/// What a verdict changed, for the driver to report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Recorded {
+    /// The question's proven mate got shorter (or was proven first).
+    pub proof: bool,
+    /// The verdict started the tightening.
+    pub tightening: bool,
+    /// A round's near bound was disproven (the driver reports the status).
+    pub climbed: bool,
+}
+
+/// Where the schedule stands.
+#[derive(Clone, Debug)]
+enum Phase {
+    /// Mates in `moves` moves, question `side` next.
+    Short { moves: u32, side: usize },
+    /// The alternating rounds: this round's budget and question; `far` holds the calls of
+    /// the question's round still to ask after its near bound (None: the near bound next).
+    Rounds { budget: u64, side: usize, far: Option<VecDeque<(u32, u64)>> },
+    /// The tightening of question `side`'s proven mate: this round's budget and the next
+    /// of its questions.
+    Tighten { side: usize, budget: u64, next: usize },
+}
+
+/// The driver's schedule over the two questions of one root.
+#[derive(Clone, Debug)]
+pub(super) struct Schedule {
+    /// What is known about each question.
+    pub sides: [Side; 2],
+    phase: Phase,
+    /// The bound of every question (moves): the user's, else the longest.
+    pub cap: u32,
+    /// The root's board and halfmove clock.
+    board: Board,
+    clock: u32,
+    /// Whether the user set the bound.
+    user_bound: bool,
+}
+
+impl Schedule {
+    /// The schedule of a search of a root with `board` and halfmove `clock`, `stm` to
+    /// move, under the user's bound `mate` (moves), if any.
+    pub fn new(board: &Board, clock: u32, stm: Color, mate: Option<u32>) -> Schedule {
+        Schedule {
+            sides: [Side::new(stm, true), Side::new(!stm, false)],
+            phase: Phase::Short { moves: 1, side: 0 },
+            cap: mate.map_or(MAX_MATE_MOVES, |m| m.clamp(1, MAX_MATE_MOVES)),
+            board: board.clone(),
+            clock,
+            user_bound: mate.is_some(),
+        }
+    }
+
+    /// The question being tightened, once a mate is proven.
+    pub fn tightening(&self) -> Option<usize> {
+        match self.phase {
+            Phase::Tighten { side, .. } => Some(side),
+            _ => None,
+        }
+    }
+
+    /// The tightening's budget for a call outside its questions (the proof of a mate again,
+    /// when the table lost part of it); doubles it for the next.
+    pub fn tightening_budget(&mut self) -> Option<u64> {
+        match &mut self.phase {
+            Phase::Tighten { budget, .. } => {
+                let b = *budget;
+                *budget = budget.saturating_mul(2);
+                Some(b)
+            }
+            _ => None,
+        }
+    }
+
+    /// The next call, or the end (`stopped`: a hard limit has struck).
+    pub fn next(&mut self, stopped: bool) -> Step {
+        let cap = self.cap;
+        loop {
+            match &mut self.phase {
+                Phase::Short { moves, side } => {
+                    if stopped || *moves > cap.min(2) {
+                        self.phase = Phase::Rounds { budget: FIRST_ROUND_BUDGET, side: 0, far: None };
+                        continue;
+                    }
+                    let s = *side;
+                    let bound = self.sides[s].plies_for(*moves);
+                    (*moves, *side) = if s == 0 { (*moves, 1) } else { (*moves + 1, 0) };
+                    return Step::Ask(Ask {
+                        side: s,
+                        bound,
+                        budget: FIRST_ROUND_BUDGET,
+                        cycles: Cycles::Search,
+                        role: Role::Short,
+                    });
+                }
+                Phase::Rounds { budget, side, far } => {
+                    if *side == 2 {
+                        if self.sides.iter().all(|s| s.done(cap)) {
+                            return Step::Done(End::NoMate);
+                        }
+                        if stopped {
+                            return Step::Done(End::Stopped);
+                        }
+                        (*budget, *side, *far) = (budget.saturating_mul(2), 0, None);
+                        continue;
+                    }
+                    let (s, b) = (*side, *budget);
+                    match far {
+                        None => {
+                            if self.sides[s].done(cap) || stopped {
+                                *side += 1;
+                                continue;
+                            }
+                            let near = self.sides[s].near(cap);
+                            // The calls after the near bound, as its verdict would leave them
+                            // unless it disproves the bound (then `record` asks it again).
+                            let calls = self.far_calls(&self.sides[s], near);
+                            let Phase::Rounds { far, .. } = &mut self.phase else { unreachable!() };
+                            *far = Some(calls);
+                            let bound = self.sides[s].plies_for(near);
+                            return Step::Ask(Ask {
+                                side: s,
+                                bound,
+                                budget: b,
+                                cycles: Cycles::Search,
+                                role: Role::Near,
+                            });
+                        }
+                        Some(calls) => match calls.pop_front().filter(|_| !stopped) {
+                            Some((moves, share)) => {
+                                let bound = self.sides[s].plies_for(moves);
+                                let budget = b.saturating_mul(share);
+                                return Step::Ask(Ask { side: s, bound, budget, cycles: Cycles::Cut, role: Role::Far });
+                            }
+                            None => (*side, *far) = (s + 1, None),
+                        },
+                    }
+                }
+                Phase::Tighten { side, budget, next } => {
+                    let s = &self.sides[*side];
+                    if stopped || s.is_exact(usize::from(s.at_most.get())) {
+                        return Step::Done(End::Mate(*side));
+                    }
+                    let questions = tightening_questions(s, cap);
+                    if *next >= questions.len() {
+                        // A round without an answer: the next one gets twice the budget.
+                        (*budget, *next) = (budget.saturating_mul(2), 0);
+                    }
+                    let (bound, cycles) = questions[*next];
+                    *next += 1;
+                    return Step::Ask(Ask { side: *side, bound, budget: *budget, cycles, role: Role::Tighten });
+                }
+            }
+        }
+    }
+
+    /// Learns the verdict of `ask`.
+    pub fn record(&mut self, ask: &Ask, verdict: Verdict) -> Recorded {
+        let side = &mut self.sides[ask.side];
+        let known = (side.at_least, side.at_most);
+        match verdict {
+            Verdict::Disproven(at_least) => side.at_least = side.at_least.max(at_least),
+            Verdict::Proven(p) => side.at_most = side.at_most.min(p),
+            Verdict::Unknown => {}
+        }
+        let changed = (side.at_least, side.at_most) != known;
+        let mut recorded = Recorded { proof: side.at_most < known.1, ..Recorded::default() };
+        match &mut self.phase {
+            Phase::Tighten { side, next, .. } => {
+                // An answer starts the round of questions again, with the same budget.
+                if changed && *side == ask.side {
+                    *next = 0;
+                }
+            }
+            _ if self.sides[ask.side].found() => {
+                self.phase = Phase::Tighten { side: ask.side, budget: FIRST_ROUND_BUDGET, next: 0 };
+                recorded.tightening = true;
+            }
+            Phase::Short { .. } => {
+                if verdict == Verdict::Unknown && ask.role == Role::Short {
+                    self.phase = Phase::Rounds { budget: FIRST_ROUND_BUDGET, side: 0, far: None };
+                }
+            }
+            Phase::Rounds { budget, side, far } => {
+                if ask.role == Role::Near && matches!(verdict, Verdict::Disproven(_)) {
+                    recorded.climbed = true;
+                    // Climb at once: the next rung gets this round's budget.
+                    if *side == ask.side && *budget == ask.budget {
+                        *far = None;
+                    }
+                }
+            }
+        }
+        recorded
+    }
+
+    /// The calls of a round after the near bound `near` for `side`: the far bounds, the cap
+    /// (the user's bound, or the longest one in analysis) and then the long bound of a
+    /// few-men endgame, each with its budget in ladder calls. They look for mates only:
+    /// cycles are cut there.
+    fn far_calls(&self, side: &Side, near: u32) -> VecDeque<(u32, u64)> {
+        let long = self.long_call(side, near);
+        let ceiling = self.far_ceiling(side, long);
+        let mut calls = VecDeque::new();
+        let mut last = near;
+        for moves in side.far(self.cap).chain([self.cap]) {
+            if moves > last && moves <= ceiling && long.is_none_or(|(m, _)| m != moves) {
+                calls.push_back((moves, 1));
+            }
+            last = last.max(moves);
+        }
+        calls.extend(long);
+        calls
+    }
+
+    /// The long call of this round for `side`, in the analysis of an endgame of few men:
+    /// its bound (moves, see [`LONG_MOVES`]; where the ending's longest mate is known,
+    /// [`longest_mate`], that, see [`Schedule::far_ceiling`]) and its budget in
+    /// ladder calls ([`QUIET_LONG_SHARE`] in a quiet mate or against an armed defender,
+    /// else [`LONG_SHARE`]). None elsewhere, or when the bound is not above `near`.
+    fn long_call(&self, side: &Side, near: u32) -> Option<(u32, u64)> {
+        let board = &self.board;
+        if self.user_bound || board.occupied().count() > progress::MAX_MEN {
+            return None;
+        }
+        let clock = self.clock;
+        let attacker = side.attacker;
+        let longest = longest_mate(board, attacker).unwrap_or(LONG_MOVES);
+        let moves = (1..=longest).rev().find(|&m| clock + u32::from(side.plies_for(m).get()) < CLAIM_CLOCK)?;
+        let share = if progress::quiet_mate(board, attacker) || progress::armed_defender(board, attacker) {
+            QUIET_LONG_SHARE
+        } else {
+            LONG_SHARE
+        };
+        (moves > near).then_some((moves, share))
+    }
+
+    /// The longest far bound (moves, the cap among them) worth asking beside the round's
+    /// `long` call for `side`. In a quiet mate ([`progress::quiet_mate`]) the ladder hardly
+    /// ever proves the mate, and one longer than the long bound needs a pawn move or a
+    /// capture to beat the fifty-move claim, so no far bound goes above the long one; and
+    /// where two bishops mate ([`progress::bishops_mate`], at most 19 moves, well below
+    /// the long bound), the long call proves their mates sooner with the budget of every
+    /// far bound, so none is asked. Every bound is asked again once the near bound passes
+    /// the long one and no long call is left.
+    ///
+    /// Nodes to the first proof (`solve FEN --nodes N --hash 256`), geometric mean against
+    /// asking every far bound, without those above the long one and without any:
+    /// K+B+B v K of 10 moves or more, 50 positions, 0.95 and 0.62; 60 of 14 or more 0.95
+    /// and 0.85; 40 of 14 or more with the defender to move 0.93 and 0.81;
+    /// 48 K+B+N v K of up to 22 moves 0.99 and 1.03 (some of its mates are proven first
+    /// by a far bound: 7 to over 40 times the nodes for three of them without any); 80
+    /// matetrack positions of at most six men without queen or rook 1.00 and 0.97. Not
+    /// where a defender's piece faces no queen ([`progress::armed_defender`]), though it
+    /// also gets the quiet mates' long share: without the bounds above the long one, 60
+    /// K+R+B v K+R of 10 to 30 moves 0.94 and 60 of 14 or more 0.99, but the mate in 16
+    /// of `1R6/7K/3r4/2k5/8/8/3B4/8 w` took 1,598,405 nodes instead of 1,275,312 (64 MB).
+    ///
+    /// In K+Q v K+R no mate is longer than [`queen_rook::LONGEST_MATE`], so neither the
+    /// long call nor any far bound (the cap among them) goes above it: a longer bound only
+    /// lets df-pn wander into lines longer than any mate. Nodes to the first proof at 1M
+    /// nodes (`solve FEN --nodes 1000000 --hash 256`), proven before and after, over
+    /// 290 positions of mates in 8 to 20 moves: 100 + 100 drawn at random from the
+    /// ending's table, 60 + 30 of the shared suite with the rook's and the queen's side
+    /// to move: 59 + 71 + 33 + 27 = 190 before, 61 + 72 + 34 + 28 = 195 after; geometric
+    /// mean of the nodes where both proved 0.975, 0.965, 0.956 and 0.984. The long bound
+    /// alone at 35: 193, and 1.003, 0.984, 0.982 and 1.000. Unlike the quiet mates' ceiling,
+    /// this one is not cut at the 50-move claim, since taking the rook resets the count.
+    fn far_ceiling(&self, side: &Side, long: Option<(u32, u64)>) -> u32 {
+        let board = &self.board;
+        match long {
+            Some(_) if progress::bishops_mate(board, side.attacker) => 0,
+            Some((moves, _)) if progress::quiet_mate(board, side.attacker) => moves,
+            Some(_) => longest_mate(board, side.attacker).unwrap_or(u32::MAX),
+            None => u32::MAX,
+        }
+    }
+}
+
+/// The questions of a round of the tightening of `side`'s mate of `P` plies, in order:
+/// - `P - 2` with cycles cut, which looks for a shorter mate: a first proof at a long
+///   bound is often far from the shortest (a mate in 63 where 21 exists), and searching
+///   cycles out at such a bound chases perpetual checks;
+/// - a bound halfway between the near bound and `P - 2`, cycles cut: a smaller bound
+///   keeps df-pn on shorter lines, so it finds a much shorter mate sooner;
+/// - the near bound (the smallest rung not yet disproven, at most `P - 2`), cycles
+///   searched: its disproofs climb towards `P - 2`, whose disproof makes the mate exact.
+///
+/// The cut questions only when they ask more than the near bound (the halfway bound is
+/// below `P - 2` whenever it is above the near bound).
+fn tightening_questions(side: &Side, cap: u32) -> Vec<(Plies, Cycles)> {
+    let shorter = side.at_most.shorter();
+    let near = side.plies_for(side.near(cap)).min(shorter);
+    // Bounds keep their parity (a bound of the other parity asks the same question).
+    let mid = Plies::new(near.get() + (shorter.get() - near.get()) / 4 * 2);
+    [(shorter, Cycles::Cut), (mid, Cycles::Cut), (near, Cycles::Search)]
+        .into_iter()
+        .filter(|&(bound, cycles)| cycles == Cycles::Search || bound > near)
+        .collect()
+}
+
+/// The longest mate `attacker` can have on `board` (moves), where the ending is one whose
+/// longest mate is known: K+Q v K+R's [`queen_rook::LONGEST_MATE`]. No bound above it
+/// asks anything a bound at it does not.
+fn longest_mate(board: &Board, attacker: Color) -> Option<u32> {
+    QueenRook::of(board, attacker).map(|_| queen_rook::LONGEST_MATE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::position::parse_fen;
+    use shakmaty::Position;
+
+    /// The schedule of a search of `fen` (bound `mate`, if any).
+    fn schedule(fen: &str, mate: Option<u32>) -> Schedule {
+        let pos = parse_fen(fen).unwrap();
+        Schedule::new(pos.board(), pos.halfmoves(), pos.turn(), mate)
+    }
+
+    fn ask(step: Step) -> Ask {
+        match step {
+            Step::Ask(ask) => ask,
+            Step::Done(end) => panic!("the schedule ended: {end:?}"),
+        }
+    }
+
+    /// The next call's question, bound (plies), budget, cycles and role.
+    fn next(s: &mut Schedule) -> (usize, u16, u64, Cycles, Role) {
+        let a = ask(s.next(false));
+        (a.side, a.bound.get(), a.budget, a.cycles, a.role)
+    }
+
+    const B: u64 = FIRST_ROUND_BUDGET;
+
+    #[test]
+    fn short_mates_then_a_round_of_near_far_cap_and_long_bounds() {
+        // K+Q v K, analysis: an endgame of few men, so the round ends with the long call.
+        let mut s = schedule("8/8/7K/4Q3/8/8/2k5/8 w - - 0 1", None);
+        let short = [(0, 1), (1, 2), (0, 3)];
+        for (i, &(side, plies)) in short.iter().enumerate() {
+            let a = ask(s.next(false));
+            assert_eq!((a.side, a.bound.get(), a.role), (side, plies, Role::Short));
+            let verdict = if i < 2 { Verdict::Disproven(a.bound.succ()) } else { Verdict::Unknown };
+            assert_eq!(s.record(&a, verdict), Recorded::default());
+        }
+        // An unanswered short call ends them: the first round, the near bound of 3 moves.
+        let near = ask(s.next(false));
+        assert_eq!((near.side, near.bound.get(), near.budget, near.role), (0, 5, B, Role::Near));
+        s.record(&near, Verdict::Unknown);
+        let far: Vec<_> = std::iter::from_fn(|| Some(next(&mut s))).take_while(|c| c.0 == 0).collect();
+        let cut = |moves: u32, share: u64| (0, Plies::mate_in(moves).get(), B * share, Cycles::Cut, Role::Far);
+        assert_eq!(
+            far,
+            [cut(6, 1), cut(8, 1), cut(11, 1), cut(16, 1), cut(MAX_MATE_MOVES, 1), cut(LONG_MOVES, LONG_SHARE)]
+        );
+    }
+
+    #[test]
+    fn a_near_disproof_climbs_at_once_even_when_later_calls_were_handed_out() {
+        let mut s = schedule("8/8/7K/4Q3/8/8/2k5/8 w - - 0 1", Some(20));
+        s.phase = Phase::Rounds { budget: B, side: 0, far: None };
+        let near = ask(s.next(false));
+        assert_eq!(near.bound, Plies::mate_in(3));
+        // Another thread takes the next call while the near bound is searched.
+        assert_eq!(next(&mut s), (0, Plies::mate_in(6).get(), B, Cycles::Cut, Role::Far));
+        let recorded = s.record(&near, Verdict::Disproven(Plies::mate_in(3).succ()));
+        assert!(recorded.climbed && !recorded.proof);
+        // The next rung, with this round's budget, before any other far bound.
+        assert_eq!(next(&mut s), (0, Plies::mate_in(4).get(), B, Cycles::Search, Role::Near));
+        assert_eq!(next(&mut s), (0, Plies::mate_in(8).get(), B, Cycles::Cut, Role::Far));
+    }
+
+    #[test]
+    fn a_proof_starts_the_tightening_whose_answers_restart_its_questions() {
+        let mut s = schedule("8/8/7K/4Q3/8/8/2k5/8 w - - 0 1", Some(20));
+        s.phase = Phase::Rounds { budget: 4 * B, side: 0, far: None };
+        let near = ask(s.next(false));
+        let far = ask(s.next(false));
+        assert_eq!(far.bound, Plies::mate_in(6));
+        let recorded = s.record(&far, Verdict::Proven(Plies::mate_in(6)));
+        assert!(recorded.proof && recorded.tightening);
+        // The near bound's verdict comes back late: it still counts, and climbs nothing.
+        assert!(!s.record(&near, Verdict::Disproven(Plies::mate_in(3).succ())).climbed);
+        assert_eq!(s.tightening(), Some(0));
+        let tighten = |bound: u32, cycles, budget| (0, Plies::mate_in(bound).get(), budget, cycles, Role::Tighten);
+        // Mate in 6 found, no mate in 3: a mate in 5 (cut), halfway (4), the near bound (4).
+        assert_eq!(next(&mut s), tighten(5, Cycles::Cut, B));
+        assert_eq!(next(&mut s), tighten(4, Cycles::Search, B));
+        // A round without an answer: the next gets twice the budget.
+        assert_eq!(next(&mut s), tighten(5, Cycles::Cut, 2 * B));
+        let q = ask(s.next(false));
+        assert_eq!(q.bound, Plies::mate_in(4));
+        assert!(!s.record(&q, Verdict::Disproven(Plies::mate_in(4).succ())).climbed);
+        // An answer: the round starts again with the same budget, at the only question left.
+        assert_eq!(next(&mut s), tighten(5, Cycles::Search, 2 * B));
+        let q = ask(s.next(false));
+        s.record(&q, Verdict::Disproven(Plies::mate_in(5).succ()));
+        assert_eq!(s.next(false), Step::Done(End::Mate(0)), "mate in 6, exact");
+    }
+
+    #[test]
+    fn the_rounds_end_when_both_questions_are_disproven_or_a_limit_strikes() {
+        let mut s = schedule("8/8/7K/4Q3/8/8/2k5/8 w - - 0 1", Some(2));
+        assert_eq!(s.next(true), Step::Done(End::Stopped));
+        let mut s = schedule("8/8/7K/4Q3/8/8/2k5/8 w - - 0 1", Some(2));
+        for _ in 0..4 {
+            let a = ask(s.next(false));
+            assert_eq!(a.role, Role::Short);
+            s.record(&a, Verdict::Disproven(a.bound.succ()));
+        }
+        assert_eq!(s.next(false), Step::Done(End::NoMate));
+    }
+    /// The long call (bound and share) the first round of a search of `fen` asks, the
+    /// near bound at 3.
+    fn long_call(fen: &str, mate: Option<u32>) -> Option<(u32, u64)> {
+        let s = schedule(fen, mate);
+        s.long_call(&s.sides[0], 3)
+    }
+
+    #[test]
+    fn endgame_analysis_asks_a_long_bound_below_the_fifty_move_claim() {
+        let kbbk = "8/4k3/8/8/5B2/K7/8/7B w - -";
+        assert_eq!(long_call(&format!("{kbbk} 0 1"), None), Some((LONG_MOVES, QUIET_LONG_SHARE)));
+        assert_eq!(long_call(&format!("{kbbk} 0 1"), Some(20)), None, "the user's bound is the question");
+        // 40 + (2 * 29 - 1) plies stays below the claim at 99; a mate in 30 would not.
+        assert_eq!(long_call(&format!("{kbbk} 40 60"), None), Some((29, QUIET_LONG_SHARE)));
+        assert_eq!(long_call(&format!("{kbbk} 95 100"), None), None, "nothing above the near bound fits");
+        assert_eq!(long_call("8/N2p4/1R6/3k4/1P6/5r2/5Q2/1K6 w - - 0 1", None), None, "eight men");
+        assert_eq!(long_call("8/8/3p4/1K6/8/4k3/P7/R1N3N1 w - - 0 1", None), None, "seven men");
+        assert_eq!(
+            long_call("Q7/8/1k5r/8/8/8/2K5/8 w - - 0 1", None),
+            Some((queen_rook::LONGEST_MATE, LONG_SHARE)),
+            "the defender's rook against a queen: the ending's longest mate"
+        );
+        assert_eq!(
+            long_call("Q7/8/1k5r/8/8/8/2K5/8 w - - 80 100", None),
+            Some((9, LONG_SHARE)),
+            "80 + 17 plies, below the claim"
+        );
+        assert_eq!(
+            long_call("8/8/1k5r/8/8/8/2K5/8 b - - 0 1", None),
+            Some((LONG_MOVES, LONG_SHARE)),
+            "K+R v K: no known longest mate, the 49-move bound"
+        );
+        assert_eq!(
+            long_call("8/5r2/7R/8/5BK1/8/6k1/8 w - - 0 1", None),
+            Some((LONG_MOVES, QUIET_LONG_SHARE)),
+            "the defender's rook against rook and bishop"
+        );
+        assert_eq!(
+            long_call("8/5p2/8/8/6N1/8/6K1/k5N1 w - - 0 1", None),
+            Some((LONG_MOVES, LONG_SHARE)),
+            "the defender's pawn"
+        );
+        assert_eq!(
+            long_call("8/8/8/8/8/5k2/3K4/N1B5 w - - 0 1", None),
+            Some((LONG_MOVES, QUIET_LONG_SHARE)),
+            "a bare king"
+        );
+    }
+
+    /// The longest far bound the first round of a search of `fen` asks beside its long
+    /// call, the near bound at 3.
+    fn far_ceiling(fen: &str, mate: Option<u32>) -> u32 {
+        let s = schedule(fen, mate);
+        s.far_ceiling(&s.sides[0], s.long_call(&s.sides[0], 3))
+    }
+
+    #[test]
+    fn quiet_mates_ask_no_far_bound_above_the_long_one() {
+        let kbbk = "8/4k3/8/8/5B2/K7/8/7B w - -";
+        assert_eq!(far_ceiling(&format!("{kbbk} 0 1"), None), 0, "two bishops: the long call alone");
+        assert_eq!(far_ceiling(&format!("{kbbk} 0 1"), Some(20)), u32::MAX, "the user's bound: no long call");
+        let kbnk = "8/8/8/8/8/5k2/3K4/N1B5 w - -";
+        assert_eq!(far_ceiling(&format!("{kbnk} 0 1"), None), LONG_MOVES);
+        assert_eq!(far_ceiling(&format!("{kbnk} 40 60"), None), 29, "the long bound below the claim");
+        assert_eq!(far_ceiling("8/8/8/3k4/8/2K5/3P4/1B2B3 w - - 0 1", None), 0, "two bishops and a pawn");
+        assert_eq!(far_ceiling("8/8/8/3k4/8/2K5/3P4/1N2B3 w - - 0 1", None), LONG_MOVES, "bishop, knight and pawn");
+        assert_eq!(far_ceiling("8/8/8/3k4/8/2K5/8/1R6 w - - 0 1", None), u32::MAX, "a rook mates by checks");
+        assert_eq!(far_ceiling("8/5r2/7R/8/5BK1/8/6k1/8 w - - 0 1", None), u32::MAX, "an armed defender");
+        let kqkr = "Q7/8/1k5r/8/8/8/2K5/8 w - -";
+        assert_eq!(far_ceiling(&format!("{kqkr} 0 1"), None), queen_rook::LONGEST_MATE, "no K+Q v K+R mate is longer");
+        assert_eq!(
+            far_ceiling(&format!("{kqkr} 80 100"), None),
+            queen_rook::LONGEST_MATE,
+            "taking the rook resets the clock"
+        );
+        assert_eq!(far_ceiling(&format!("{kqkr} 0 1"), Some(40)), u32::MAX, "the user's bound: no long call");
+    }
+}
