@@ -31,6 +31,11 @@
 //! builder has a node budget and obeys stop): the driver retries with larger budgets,
 //! and a search that ends with such a proof reports it without a line
 //! ([`Event::MateUnshown`]). The search never prints.
+//!
+//! The calls are handed out one at a time by the [`schedule`](schedule::Schedule), which
+//! learns each verdict as it comes back; with several threads each takes the next call
+//! while others still search theirs (see `parallel`), and only the driver's thread
+//! records verdicts and reports.
 
 pub mod certify;
 pub mod checks;
