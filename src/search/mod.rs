@@ -32,7 +32,7 @@
 //! and a search that ends with such a proof reports it without a line
 //! ([`Event::MateUnshown`]). The search never prints.
 //!
-//! The calls are handed out one at a time by the [`schedule`](schedule::Schedule), which
+//! The calls are handed out one at a time by the schedule (`schedule`), which
 //! learns each verdict as it comes back; with several threads each takes the next call
 //! while others still search theirs (see `parallel`), and only the driver's thread
 //! records verdicts and reports.
