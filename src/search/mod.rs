@@ -193,9 +193,9 @@ impl<'a> Search<'a> {
             let _ = self.build_line(schedule, ask.side, ask.bound);
         }
         if recorded.tightening {
-            let side = lock(schedule).sides[ask.side].clone();
-            if !side.is_exact(usize::from(side.at_most.get())) {
-                let mate = MateLen::from_plies(usize::from(side.at_most.get()));
+            let at_most = usize::from(lock(schedule).sides[ask.side].at_most.get());
+            if !lock(schedule).sides[ask.side].is_exact(at_most) {
+                let mate = MateLen::from_plies(at_most);
                 (self.events)(Event::Status(format!("mate {mate} found, proving it shortest")));
             }
         }
@@ -303,12 +303,15 @@ impl<'a> Search<'a> {
                     self.record(schedule, Some(crew), &ask, verdict);
                 }
             }
-            let tightening = lock(schedule).tightening();
-            if let Some(index) = tightening.filter(|&i| lock(schedule).sides[i].needs_line()) {
+            let lacking = {
+                let schedule = lock(schedule);
+                let index = schedule.tightening().filter(|&i| schedule.sides[i].needs_line());
+                index.map(|i| (i, schedule.sides[i].at_most))
+            };
+            if let Some((index, at_most)) = lacking {
                 // After a stop the builder still walks what the table holds, so a proof
                 // found just before the deadline is shown with its line.
                 let stopped = self.monitor.hard_stopped();
-                let at_most = lock(schedule).sides[index].at_most;
                 if self.build_line(schedule, index, at_most) == Err(Gap::Lost) && !stopped {
                     // The table lost part of the proof: prove the mate again (the lost
                     // proofs were dropped, so this searches), then build its line.

@@ -275,14 +275,12 @@ impl Monitor {
             self.control.publish_nodes(self.base + self.total_nodes());
         }
         self.publish();
-        if let Some((team, _)) = &self.team {
-            if self.epoch.is_some_and(|e| e != team.epoch()) {
-                self.aborted = true;
-            }
-            if self.total_nodes() >= self.node_limit {
-                self.hard_stop = true;
-                self.aborted = true;
-            }
+        if self.recalled() {
+            self.aborted = true;
+        }
+        if self.team.is_some() && self.total_nodes() >= self.node_limit {
+            self.hard_stop = true;
+            self.aborted = true;
         }
     }
 
@@ -302,8 +300,12 @@ impl Monitor {
     /// the hard limits apply as well, and in a team the recall of the call's epoch.
     pub fn begin(&mut self, budget: Option<u64>) {
         self.budget_end = budget.map_or(u64::MAX, |b| self.nodes.saturating_add(b));
-        let recalled = self.team.as_ref().is_some_and(|(team, _)| self.epoch.is_some_and(|e| e != team.epoch()));
-        self.aborted = self.hard_stopped() || recalled;
+        self.aborted = self.hard_stopped() || self.recalled();
+    }
+
+    /// Whether the team has moved past the epoch of this thread's current call.
+    fn recalled(&self) -> bool {
+        self.team.as_ref().is_some_and(|(team, _)| self.epoch.is_some_and(|e| e != team.epoch()))
     }
 
     /// In a team: the calls this thread starts from now on belong to recall `epoch` (None:
