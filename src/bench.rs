@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::position::parse_fen;
+use crate::chess::position::parse_fen;
 use crate::search::{Params, SolveLimits, solve};
 use crate::tt::Table;
 

@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-use pnmate::position::{parse_fen, san_line, to_fen, uci_for};
-use pnmate::search::certify::CertLimits;
+use pnmate::chess::position::{parse_fen, san_line, to_fen, uci_for};
+use pnmate::proof::certify::CertLimits;
 use pnmate::search::{Event, Params, SolveLimits, solve};
 use pnmate::{Outcome, Table};
 use shakmaty::Chess;
@@ -172,7 +172,7 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
 
 /// `solve --all`: every first move that mates within `mate`, with its proven length.
 fn run_all_keys(pos: &Chess, mate: u32, limits: SolveLimits, tt: &Table, threads: usize, json: bool) -> i32 {
-    use pnmate::search::monitor::Control;
+    use pnmate::dfpn::monitor::Control;
     use pnmate::search::multipv::rank_moves;
     let control = Control::new();
     control.set_deadline(limits.time);
@@ -313,7 +313,7 @@ pub fn parse_mate_mode(s: Option<&str>) -> Result<MateMode, String> {
         None => Ok(MateMode::Open),
         Some("bm") => Ok(MateMode::Bm),
         Some(n) => match n.parse::<u32>() {
-            Ok(n) if (1..=pnmate::search::mate_len::MAX_MATE_MOVES).contains(&n) => Ok(MateMode::Fixed(n)),
+            Ok(n) if (1..=pnmate::chess::mate_len::MAX_MATE_MOVES).contains(&n) => Ok(MateMode::Fixed(n)),
             _ => Err(format!("bad --mate '{n}': want 'bm' or a number of moves 1..1000")),
         },
     }

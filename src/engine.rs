@@ -17,12 +17,12 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Move, Position};
 
+use crate::chess::position::{parse_fen, play_moves};
+use crate::dfpn::monitor::{Control, Monitor, Progress};
 use crate::error::{SetupError, UciError};
 use crate::fallback::{self, choose_move};
 use crate::limits::Limits;
 use crate::options::{OPTIONS, find as find_option};
-use crate::position::{parse_fen, play_moves};
-use crate::search::monitor::{Control, Monitor, Progress};
 use crate::search::multipv::{MoveResult, rank_moves};
 use crate::search::{Event, Outcome, Params, Search, Stats, search_thread};
 use crate::tt::Table;

@@ -7,10 +7,10 @@
 
 use shakmaty::Chess;
 
+use crate::chess::position::parse_fen;
 use crate::error::EpdError;
-use crate::position::parse_fen;
+use crate::proof::verify::verify_line;
 use crate::search::Outcome;
-use crate::search::verify::verify_line;
 
 /// One suite position.
 #[derive(Clone, Debug)]

@@ -32,12 +32,12 @@ use std::time::{Duration, Instant};
 use rustc_hash::FxHashSet;
 use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role, Square};
 
+use crate::chess::movecode::MoveCode;
+use crate::chess::node::Node;
+use crate::dfpn::monitor::Control;
+use crate::knowledge::progress::edge_distance;
+use crate::knowledge::queen_rook::{self, QueenRook};
 use crate::limits::DEFAULT_FALLBACK_DEPTH;
-use crate::search::monitor::Control;
-use crate::search::movecode::MoveCode;
-use crate::search::node::Node;
-use crate::search::progress::edge_distance;
-use crate::search::queen_rook::{self, QueenRook};
 
 /// The score of a mate in 0 (from the mated side's view, negated).
 const MATE: i32 = 100_000;
@@ -775,7 +775,7 @@ pub fn choose_move(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::{parse_fen, uci};
+    use crate::chess::position::{parse_fen, uci};
 
     fn best(fen: &str, history: &[u64], ms: u64, depth: u32) -> String {
         let pos = parse_fen(fen).unwrap();

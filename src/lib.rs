@@ -6,20 +6,22 @@
 //! reported. The binary wraps it as a UCI engine and a command-line tool.
 
 pub mod bench;
+pub mod chess;
+pub mod dfpn;
 pub mod engine;
 pub mod epd;
 pub mod error;
 pub mod fallback;
+pub mod knowledge;
 pub mod limits;
 pub mod options;
-pub mod position;
 pub mod proof;
 pub mod search;
 pub mod suite;
 pub mod tt;
 pub mod uci;
 
+pub use chess::mate_len::MateLen;
 pub use error::{EpdError, SetupError, UciError};
-pub use search::mate_len::MateLen;
 pub use search::{Event, Outcome, Params, Stats};
 pub use tt::Table;

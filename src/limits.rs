@@ -51,7 +51,7 @@ impl Limits {
     pub fn mate_bound(&self) -> Option<u32> {
         self.mate
             .or(self.depth.map(|d| d.div_ceil(2)))
-            .map(|n| n.clamp(1, u64::from(crate::search::mate_len::MAX_MATE_MOVES)) as u32)
+            .map(|n| n.clamp(1, u64::from(crate::chess::mate_len::MAX_MATE_MOVES)) as u32)
     }
 
     /// The fallback search's depth in plies: `depth`, else [`DEFAULT_FALLBACK_DEPTH`].
@@ -122,7 +122,7 @@ mod tests {
         let l = Limits { mate: Some(3), depth: Some(9), ..Limits::default() };
         assert_eq!(l.mate_bound(), Some(3));
         let l = Limits { depth: Some(100_000), ..Limits::default() };
-        assert_eq!(l.mate_bound(), Some(crate::search::mate_len::MAX_MATE_MOVES));
+        assert_eq!(l.mate_bound(), Some(crate::chess::mate_len::MAX_MATE_MOVES));
         // Depth is plies: a mate within 9 plies is a mate in at most 5 moves.
         let l = Limits { depth: Some(9), ..Limits::default() };
         assert_eq!((l.mate_bound(), l.fallback_depth()), (Some(5), 9));

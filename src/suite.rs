@@ -6,11 +6,11 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::dfpn::monitor::Control;
 use crate::epd::{EpdEntry, Judgement, LENGTH_BANDS, band, judge};
+use crate::proof::certify::CertLimits;
 use crate::proof::{Written, write_certificate};
 use crate::search::Outcome;
-use crate::search::certify::CertLimits;
-use crate::search::monitor::Control;
 use crate::search::multipv::{MoveResult, rank_moves};
 use crate::search::{Params, SolveLimits, search_thread, solve};
 use crate::tt::Table;

@@ -47,8 +47,8 @@ use std::alloc::{Layout, alloc_zeroed};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering, fence};
 
-use crate::search::mate_len::{MateRange, Plies};
-use crate::search::movecode::MoveCode;
+use crate::chess::mate_len::{MateRange, Plies};
+use crate::chess::movecode::MoveCode;
 
 /// One table entry, 32 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

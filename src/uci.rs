@@ -17,11 +17,11 @@ use std::time::Duration;
 
 use vampirc_uci::{UciMessage, UciTimeControl, parse_strict};
 
+use crate::chess::position::{uci_in, uci_line_in};
 use crate::engine::{Engine, EngineEvent, Sink};
 use crate::error::UciError;
 use crate::limits::{Clock, Limits};
 use crate::options::OPTIONS;
-use crate::position::{uci_in, uci_line_in};
 use crate::search::multipv::MoveResult;
 use crate::search::{Event, Outcome, Stats};
 use shakmaty::CastlingMode;

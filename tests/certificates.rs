@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use pnmate::position::to_fen;
+use pnmate::chess::node::Node;
+use pnmate::chess::position::to_fen;
 use pnmate::proof::{CertNode, Certificate, Claim, Kind, Section, move_code};
-use pnmate::search::node::Node;
 use shakmaty::{CastlingMode, Chess, Color, Position, fen::Fen, uci::UciMove};
 
 /// White mates in 2 (1. Qf3 Kd6 2. Qd5#).

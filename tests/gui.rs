@@ -59,7 +59,7 @@ fn go_depth_20_on_the_start_position_ends_with_a_scored_move() {
     let scored = lines.iter().rev().find(|l| l.contains(" score ")).expect("a score line");
     assert!(field(scored, "cp").is_some(), "no mate at the start: a cp score, {scored}");
     assert_eq!(pv_of(scored)[0], best, "{scored}");
-    assert!(shakmaty::Chess::default().legal_moves().iter().any(|m| pnmate::position::uci(*m) == best));
+    assert!(shakmaty::Chess::default().legal_moves().iter().any(|m| pnmate::chess::position::uci(*m) == best));
     assert_seldepth_not_below_depth(&lines);
 }
 
@@ -111,7 +111,7 @@ fn live_progress_lines_arrive_every_second_during_go_infinite() {
     assert!(!currmoves.is_empty(), "no currmove line in 3.6 s");
     for l in &currmoves {
         let mv = field(l, "currmove").unwrap();
-        assert!(root.legal_moves().iter().any(|m| pnmate::position::uci(*m) == mv), "{l}");
+        assert!(root.legal_moves().iter().any(|m| pnmate::chess::position::uci(*m) == mv), "{l}");
         let n: usize = field(l, "currmovenumber").unwrap().parse().unwrap();
         assert!((1..=root.legal_moves().len()).contains(&n), "{l}");
     }
@@ -128,7 +128,7 @@ fn live_progress_lines_arrive_every_second_during_go_infinite() {
     s.send("stop");
     let lines = s.until_bestmove(Duration::from_secs(5));
     let legal = pos("8/8/8/4k3/8/8/8/KBN5 w - - 0 1").legal_moves();
-    assert!(legal.iter().any(|m| pnmate::position::uci(*m) == bestmove(&lines)));
+    assert!(legal.iter().any(|m| pnmate::chess::position::uci(*m) == bestmove(&lines)));
     assert!(lines.iter().any(|l| l.contains(" score cp ")), "{lines:#?}");
     assert_seldepth_not_below_depth(&s.log);
 }
@@ -230,7 +230,7 @@ fn multipv_3_scores_every_entry_in_a_timed_search() {
     for l in &ranked {
         assert!(field(l, "cp").is_some(), "{l}");
         let first = &pv_of(l)[0];
-        assert!(legal.iter().any(|m| &pnmate::position::uci(*m) == first), "{l}");
+        assert!(legal.iter().any(|m| &pnmate::chess::position::uci(*m) == first), "{l}");
     }
     assert_eq!(bestmove(&lines), pv_of(&ranked[0])[0]);
 }

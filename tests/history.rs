@@ -92,7 +92,7 @@ fn random_game(rng: &mut Rng, len: usize) -> Option<(Chess, Vec<u64>)> {
         board.set_piece_at(wr, shakmaty::Piece { color: Color::White, role: shakmaty::Role::Rook });
         format!("{board} w - - 0 1")
     };
-    let mut pos = pnmate::position::parse_fen(&fen).ok()?;
+    let mut pos = pnmate::chess::position::parse_fen(&fen).ok()?;
     let mut history = Vec::new();
     let mut played: Vec<Move> = Vec::new();
     for _ in 0..len {
@@ -149,7 +149,7 @@ fn history_rule_matches_a_brute_force_with_fide_claims() {
         tt.clear();
         let params = Params { mate: Some(n), history: history.clone(), ..Params::default() };
         let (outcome, _) = solve(&pos, params, SolveLimits::default(), &tt, &mut |_| {});
-        let fen = pnmate::position::to_fen(&pos);
+        let fen = pnmate::chess::position::to_fen(&pos);
         match (brute, &outcome) {
             (None, Outcome::NoMate { moves }) => assert_eq!(*moves, n, "{fen}"),
             (Some(k), Outcome::Mate { moves, exact: true, .. }) if stm_attacks => assert_eq!(*moves, k, "{fen}"),

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use pnmate::epd::parse_line;
-use pnmate::search::verify::verify_line;
+use pnmate::proof::verify::verify_line;
 use pnmate::search::{Params, SolveLimits, solve};
 use pnmate::{MateLen, Outcome, Table};
 
@@ -182,7 +182,7 @@ fn events_report_each_shorter_mate_and_the_last_is_the_outcome() {
 
 #[test]
 fn fifty_move_rule_is_the_defenders_claim() {
-    use pnmate::position::parse_fen;
+    use pnmate::chess::position::parse_fen;
     let mut tt = Table::new(1);
     let mut solve_fen = |fen: &str, mate: u32| {
         tt.clear();
@@ -225,7 +225,7 @@ fn first_mate(fen: &str, params: Params, nodes: u64) -> FirstMate {
 
 /// [`first_mate`] with a table of `mb` megabytes.
 fn first_mate_with_table(fen: &str, params: Params, nodes: u64, mb: usize) -> FirstMate {
-    let pos = pnmate::position::parse_fen(fen).unwrap();
+    let pos = pnmate::chess::position::parse_fen(fen).unwrap();
     let tt = Table::new(mb);
     let limits = SolveLimits { nodes: Some(nodes), time: None };
     let mut first = None;
@@ -255,7 +255,7 @@ fn krabbes_mate_in_38_in_fewer_nodes_than_prover() {
 /// builder cut cycles first, the proof came at about 1.1M nodes and its line never did).
 #[test]
 fn a_proof_found_with_cycles_cut_gets_its_line() {
-    let pos = pnmate::position::parse_fen("3R4/6p1/8/2p3p1/n7/4p3/4p1pp/4K1kr w - - 0 1").unwrap();
+    let pos = pnmate::chess::position::parse_fen("3R4/6p1/8/2p3p1/n7/4p3/4p1pp/4K1kr w - - 0 1").unwrap();
     let tt = Table::new(16);
     let limits = SolveLimits { nodes: Some(3_000_000), time: None };
     let (outcome, _) = solve(&pos, Params::default(), limits, &tt, &mut |_| {});
@@ -287,7 +287,7 @@ const KBB_FIRST_MATE_NODES: u64 = 100_000;
 #[test]
 fn a_quiet_kbb_v_k_mate_is_found_by_the_progress_numbers() {
     // Mate in 7 (Stockfish 15.1 agrees at depth 30); no check helps until the last moves.
-    let pos = pnmate::position::parse_fen("1k6/8/3K4/8/8/8/8/2BB4 w - - 0 1").unwrap();
+    let pos = pnmate::chess::position::parse_fen("1k6/8/3K4/8/8/8/8/2BB4 w - - 0 1").unwrap();
     let tt = Table::new(16);
     let limits = SolveLimits { nodes: Some(KBB_FIRST_MATE_NODES), time: None };
     let mut seven = None;

@@ -7,8 +7,8 @@ use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use common::{Session, assert_mating_line, bestmove, field, pos, pv_of};
-use pnmate::search::mate_len::{MateRange, Plies};
-use pnmate::search::movecode::MoveCode;
+use pnmate::chess::mate_len::{MateRange, Plies};
+use pnmate::chess::movecode::MoveCode;
 use pnmate::tt::Record;
 use pnmate::{Outcome, Params, Table};
 use shakmaty::Position;
@@ -111,7 +111,7 @@ fn a_search_on_four_threads_proves_a_mate_in_3_shortest() {
     let (outcome, stats) = pnmate::search::solve(&root, params, Default::default(), &tt, &mut |_| {});
     match outcome {
         Outcome::Mate { moves: 3, exact: true, ref pv } => {
-            pnmate::search::verify::verify_line(&root, pv, pnmate::MateLen::mate_in(3), &[]).unwrap()
+            pnmate::proof::verify::verify_line(&root, pv, pnmate::MateLen::mate_in(3), &[]).unwrap()
         }
         other => panic!("{other:?}"),
     }
@@ -157,9 +157,9 @@ fn uci_stop_ends_a_two_thread_search_with_a_legal_move() {
     let waited = stopped.elapsed();
     let mv = bestmove(&lines);
     let legal = pos(fen).legal_moves();
-    assert!(legal.iter().any(|m| pnmate::position::uci(*m) == mv), "{mv} is not legal; waited {waited:?}");
+    assert!(legal.iter().any(|m| pnmate::chess::position::uci(*m) == mv), "{mv} is not legal; waited {waited:?}");
     // The engine is free again: a second search on both threads answers.
     s.send("go movetime 200");
     let lines = s.until_bestmove(Duration::from_secs(5));
-    assert!(legal.iter().any(|m| pnmate::position::uci(*m) == bestmove(&lines)));
+    assert!(legal.iter().any(|m| pnmate::chess::position::uci(*m) == bestmove(&lines)));
 }

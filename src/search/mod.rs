@@ -37,47 +37,28 @@
 //! while others still search theirs (see `parallel`), and only the driver's thread
 //! records verdicts and reports.
 
-pub mod certify;
-pub mod checks;
-pub mod dfpn;
-pub mod expand;
-pub mod line;
-pub mod mate_len;
-pub mod monitor;
-pub mod movecode;
 pub mod multipv;
-pub mod node;
-pub mod parallel;
-pub mod pndn;
-pub mod progress;
-pub mod queen_rook;
-pub mod query;
-pub mod repetition;
+pub(crate) mod parallel;
 pub mod report;
-pub mod rook_mate;
-pub mod rules;
-pub mod schedule;
-pub mod turned;
-pub mod value;
-pub mod verify;
+pub(crate) mod schedule;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use shakmaty::{Chess, Move, Position};
 
+use crate::chess::mate_len::{MAX_MATE_MOVES, MateLen, Plies};
+use crate::chess::node::Node;
+use crate::chess::repetition::Repetitions;
+use crate::dfpn::monitor::Monitor;
+use crate::dfpn::solver::{Call, Cycles, RootMoves, Solver};
+use crate::dfpn::value::Verdict;
+use crate::proof::line::{Gap, LineBuilder};
+use crate::proof::verify::verify_line;
 use crate::tt::Table;
-use dfpn::{Call, Cycles, RootMoves, Solver};
-use line::{Gap, LineBuilder};
-use mate_len::{MAX_MATE_MOVES, MateLen, Plies};
-use monitor::Monitor;
-use node::Node;
 use parallel::{Crew, Ground, lock};
-use repetition::Repetitions;
 pub use report::{Event, Outcome, Stats};
 use schedule::{Ask, End, FIRST_ROUND_BUDGET, Role, Schedule, Side, Step};
-use value::Verdict;
-use verify::verify_line;
 
 /// Stack size for any thread that runs a search: the recursion is as deep as the mate
 /// bound (up to 2000 plies, e.g. along a perpetual check, which the bounded search does
@@ -429,7 +410,7 @@ pub fn solve(
     tt: &Table,
     events: &mut dyn FnMut(Event),
 ) -> (Outcome, Stats) {
-    let control = monitor::Control::new();
+    let control = crate::dfpn::monitor::Control::new();
     control.set_deadline(limits.time);
     let mut monitor = Monitor::new(control, limits.nodes);
     tt.new_search();
@@ -442,12 +423,12 @@ pub fn solve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::parse_fen;
-    use crate::position::uci;
+    use crate::chess::mate_len::MateRange;
+    use crate::chess::position::parse_fen;
+    use crate::chess::position::uci;
+    use crate::dfpn::monitor::Control;
     use crate::tt;
-    use mate_len::MateRange;
-    use monitor::Control;
-    use movecode::MoveCode;
+    use crate::chess::movecode::MoveCode;
     use shakmaty::Color;
 
     #[test]
@@ -495,7 +476,7 @@ mod tests {
         let mut side = Side::new(Color::Black, true);
         side.at_most = Plies::new(15);
         let root = Node::new(pos.clone());
-        let keys = query::Keys::new(Color::Black, 0);
+        let keys = crate::dfpn::query::Keys::new(Color::Black, 0);
         let qg7 = pos.legal_moves().into_iter().find(|m| uci(*m) == "g1g7").unwrap();
         let working = tt::Record {
             bound: Plies::new(13),

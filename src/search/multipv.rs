@@ -14,9 +14,9 @@ use std::time::Duration;
 
 use shakmaty::{Chess, Move, Position};
 
-use super::monitor::{Control, Monitor};
-use super::{Outcome, Params, Search, Stats};
+use crate::dfpn::monitor::{Control, Monitor};
 use crate::fallback::choose_move;
+use crate::search::{Outcome, Params, Search, Stats};
 use crate::tt::Table;
 
 /// Node budget per move in the first round; doubled every round.
@@ -146,7 +146,7 @@ fn quick_eval(root: &Chess, mv: Move, history: &[u64]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::{parse_fen, uci};
+    use crate::chess::position::{parse_fen, uci};
 
     fn results(fen: &str, mate: u32) -> Vec<MoveResult> {
         let pos = parse_fen(fen).unwrap();

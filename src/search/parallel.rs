@@ -38,12 +38,12 @@ use std::sync::{Arc, Mutex};
 
 use shakmaty::{Color, Move};
 
-use super::dfpn::{Call, Question, RootMoves, Solver};
-use super::monitor::{Control, Monitor, Team};
-use super::node::Node;
-use super::repetition::Repetitions;
-use super::schedule::{Ask, Schedule, Step};
-use super::value::Verdict;
+use crate::chess::node::Node;
+use crate::chess::repetition::Repetitions;
+use crate::dfpn::monitor::{Control, Monitor, Team};
+use crate::dfpn::solver::{Call, Question, RootMoves, Solver};
+use crate::dfpn::value::Verdict;
+use crate::search::schedule::{Ask, Schedule, Step};
 use crate::tt::Table;
 
 /// What the threads of a search share besides the table and the schedule: the team's

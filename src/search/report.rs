@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use shakmaty::Move;
 
-use super::mate_len::MateLen;
+use crate::chess::mate_len::MateLen;
 
 /// Search statistics attached to events.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

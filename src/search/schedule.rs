@@ -17,12 +17,12 @@ use std::collections::VecDeque;
 
 use shakmaty::{Board, Color, Move};
 
-use super::dfpn::Cycles;
-use super::mate_len::{MAX_MATE_MOVES, Plies};
-use super::progress;
-use super::queen_rook::{self, QueenRook};
-use super::rules::CLAIM_CLOCK;
-use super::value::Verdict;
+use crate::chess::mate_len::{MAX_MATE_MOVES, Plies};
+use crate::chess::rules::CLAIM_CLOCK;
+use crate::dfpn::solver::Cycles;
+use crate::dfpn::value::Verdict;
+use crate::knowledge::progress;
+use crate::knowledge::queen_rook::{self, QueenRook};
 
 /// Mate bounds (moves) the driver climbs: the smallest one not yet disproven is the
 /// "near" bound; "far" bounds a few rungs higher run beside it so that a long, forcing
@@ -535,7 +535,7 @@ fn longest_mate(board: &Board, attacker: Color) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::parse_fen;
+    use crate::chess::position::parse_fen;
     use shakmaty::Position;
 
     /// The schedule of a search of `fen` (bound `mate`, if any).

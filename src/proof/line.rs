@@ -30,10 +30,10 @@
 use rustc_hash::FxHashMap;
 use shakmaty::{Move, Position};
 
-use super::dfpn::{RootMoves, Solver};
-use super::mate_len::Plies;
-use super::node::Node;
-use super::value::Verdict;
+use crate::chess::mate_len::Plies;
+use crate::chess::node::Node;
+use crate::dfpn::solver::{RootMoves, Solver};
+use crate::dfpn::value::Verdict;
 
 /// Nodes one re-proof inside the builder may spend.
 const PER_CALL_BUDGET: u64 = 100_000;
@@ -270,11 +270,11 @@ pub enum Gap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::parse_fen;
-    use crate::search::dfpn::{Call, Cycles, Question};
-    use crate::search::mate_len::MateLen;
-    use crate::search::monitor::{Control, Monitor};
-    use crate::search::verify::verify_line;
+    use crate::chess::mate_len::MateLen;
+    use crate::chess::position::parse_fen;
+    use crate::dfpn::monitor::{Control, Monitor};
+    use crate::dfpn::solver::{Call, Cycles, Question};
+    use crate::proof::verify::verify_line;
     use crate::tt::Table;
     use shakmaty::Color;
 

@@ -19,9 +19,9 @@
 
 use shakmaty::{Color, Move};
 
-use super::mate_len::Plies;
-use super::node::Node;
-use super::rules::{CLAIM_CLOCK, clock_after};
+use crate::chess::mate_len::Plies;
+use crate::chess::node::Node;
+use crate::chess::rules::{CLAIM_CLOCK, clock_after};
 
 const BLACK_ATTACKS: u64 = 0x6A09_E667_F3BC_C908;
 

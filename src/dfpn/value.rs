@@ -1,8 +1,8 @@
 //! What the search knows about one node: working proof/disproof numbers and the proven
 //! range of its mate length; and the [`Verdict`] a solved node reduces to.
 
-use super::mate_len::{MateRange, Plies};
-use super::pndn::PnDn;
+use crate::chess::mate_len::{MateRange, Plies};
+use crate::dfpn::pndn::PnDn;
 use crate::tt::Entry;
 
 /// A node's value: the df-pn numbers of the current bound and the mate lengths proven so

@@ -21,10 +21,10 @@
 
 use shakmaty::{Bitboard, Board, Color, Move, Piece, Position, Role, Square, attacks};
 
-use super::movecode::MoveCode;
-use super::node::Node;
-use super::queen_rook::{self, QueenRook};
-use super::rook_mate;
+use crate::chess::movecode::MoveCode;
+use crate::chess::node::Node;
+use crate::knowledge::queen_rook::{self, QueenRook};
+use crate::knowledge::rook_mate;
 
 /// Positions with at most this many men (kings included) use the progress numbers.
 pub const MAX_MEN: usize = 6;

@@ -11,16 +11,16 @@
 
 use shakmaty::{Color, Move, MoveList, Position};
 
-use super::expand::{Aggregate, Child, Expansion, aggregate, best_move};
-use super::mate_len::{MateRange, Plies};
-use super::monitor::Monitor;
-use super::movecode::MoveCode;
-use super::node::Node;
-use super::pndn::PnDn;
-use super::progress::{Heavy, MatingMoves};
-use super::query::Keys;
-use super::repetition::Repetitions;
-use super::value::{Value, Verdict};
+use crate::chess::mate_len::{MateRange, Plies};
+use crate::chess::movecode::MoveCode;
+use crate::chess::node::Node;
+use crate::chess::repetition::Repetitions;
+use crate::dfpn::expand::{Aggregate, Child, Expansion, aggregate, best_move};
+use crate::dfpn::monitor::Monitor;
+use crate::dfpn::pndn::PnDn;
+use crate::dfpn::query::Keys;
+use crate::dfpn::value::{Value, Verdict};
+use crate::knowledge::progress::{Heavy, MatingMoves};
 use crate::tt::{Record, Table};
 
 /// Whether a call's root moves are restricted to the caller's list (UCI `searchmoves`).
@@ -77,34 +77,34 @@ pub struct Solver<'a> {
     pub tt: &'a Table,
     /// Node counting and limits.
     pub monitor: &'a mut Monitor,
-    pub(super) attacker: Color,
-    pub(super) keys: Keys,
-    pub(super) repetitions: Option<&'a Repetitions>,
+    pub(crate) attacker: Color,
+    pub(crate) keys: Keys,
+    pub(crate) repetitions: Option<&'a Repetitions>,
     stack: Vec<Vec<Child>>,
     root_moves: Option<&'a [Move]>,
     /// Whether the current call's root is the game's current position.
-    pub(super) at_game_root: bool,
+    pub(crate) at_game_root: bool,
     /// How the current call treats cycles.
-    pub(super) cycles: Cycles,
+    pub(crate) cycles: Cycles,
     /// Hashes of the positions on the current path, by ply.
     path: Vec<u64>,
     /// Deepest ply reached.
     pub seldepth: usize,
     /// The moves that proved attacker nodes in this call (see `progress`).
-    pub(super) mating: MatingMoves,
+    pub(crate) mating: MatingMoves,
     /// The first ply whose attacker nodes `expand` narrows in this call (see
     /// [`Solver::solve_value`]).
-    pub(super) narrow_from: usize,
+    pub(crate) narrow_from: usize,
     /// Whether `expand` left moves out at an attacker node one ply below the root in
     /// this call.
-    pub(super) narrowed_below_root: bool,
+    pub(crate) narrowed_below_root: bool,
     /// A copy of a node's quiet children while `expand` narrows them (kept to reuse its
     /// allocation).
-    pub(super) scratch: Vec<Child>,
+    pub(crate) scratch: Vec<Child>,
     /// Whether the current call's root is an ending with a fitted model of its mate
-    /// distance ([`Heavy`](super::progress::Heavy)): only then do the call's nodes of
-    /// that ending use it (see [`Kings::of`](super::progress::Kings::of)).
-    pub(super) heavy_root: bool,
+    /// distance ([`Heavy`](crate::knowledge::progress::Heavy)): only then do the call's nodes of
+    /// that ending use it (see [`Kings::of`](crate::knowledge::progress::Kings::of)).
+    pub(crate) heavy_root: bool,
 }
 
 impl<'a> Solver<'a> {
@@ -149,7 +149,7 @@ impl<'a> Solver<'a> {
 
     /// What the table knows of the entry `key` read with `bound` plies left.
     #[inline]
-    pub(super) fn known(&self, key: u64, bound: Plies) -> Option<Value> {
+    pub(crate) fn known(&self, key: u64, bound: Plies) -> Option<Value> {
         self.tt.probe(key).and_then(|e| Value::from_entry(&e, bound))
     }
 
@@ -366,7 +366,7 @@ impl<'a> Solver<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::monitor::Control;
+    use crate::dfpn::monitor::Control;
     use shakmaty::{CastlingMode, Chess, fen::Fen};
 
     fn node(fen: &str) -> Node {
@@ -397,8 +397,8 @@ mod tests {
 
     #[test]
     fn a_call_that_only_looks_for_mates_narrows_a_few_men_node_to_its_best_quiet_moves() {
-        use crate::search::expand::MoveClass;
-        use crate::search::progress::NARROW_QUIET;
+        use crate::dfpn::expand::MoveClass;
+        use crate::knowledge::progress::NARROW_QUIET;
         // K+B+B v K: two bishop checks and 20 quiet moves.
         let n = node("8/6K1/8/8/8/1k6/8/1BB5 w - - 0 1");
         let tt = Table::new(1);

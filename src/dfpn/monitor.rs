@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use super::movecode::MoveCode;
+use crate::chess::movecode::MoveCode;
 
 /// How often (in nodes) the clock and the stop flag are read.
 const POLL_INTERVAL: u64 = 256;

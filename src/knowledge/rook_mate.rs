@@ -1,6 +1,6 @@
 //! How near a king and rook are to mating a bare king (K+R v K): a model of the
 //! distance to mate from the placement of the three men, fitted to tablebase lines, made
-//! as [`queen_rook`](super::queen_rook)'s is.
+//! as [`queen_rook`](crate::knowledge::queen_rook)'s is.
 //!
 //! On the board turned so that the defending king stands in the triangle a1-d1-d4
 //! ([`Turned`]), the model adds up one table for that square, one for the king's safe
@@ -18,7 +18,7 @@
 
 use shakmaty::{Bitboard, Board, Color, Role, Square, attacks};
 
-use super::turned::{Steps, Turned, step};
+use crate::knowledge::turned::{Steps, Turned, step};
 
 /// The rook of `attacker`, when it and the two kings are all the men on `board`.
 pub fn rook_of(board: &Board, attacker: Color) -> Option<Square> {
@@ -123,8 +123,8 @@ const ROOK_FROM_KING: Steps = [
 
 #[cfg(test)]
 mod tests {
-    use super::super::turned::image;
     use super::*;
+    use crate::knowledge::turned::image;
 
     #[test]
     fn the_model_is_the_same_on_every_turn_of_the_board() {

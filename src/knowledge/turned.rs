@@ -1,6 +1,6 @@
 //! The board turned so that the defending king stands in the triangle a1-d1-d4, as the
-//! fitted models of the endings with a heavy piece see it ([`queen_rook`](super::queen_rook),
-//! [`rook_mate`](super::rook_mate)): mirrored (files), flipped (ranks), then reflected in
+//! fitted models of the endings with a heavy piece see it ([`queen_rook`](crate::knowledge::queen_rook),
+//! [`rook_mate`](crate::knowledge::rook_mate)): mirrored (files), flipped (ranks), then reflected in
 //! the a1-h8 diagonal. Eight placements that are one another's images score alike, and a
 //! table of file and rank offsets from the defending king then says "beside it, towards
 //! the centre" the same way wherever the king stands.

@@ -7,8 +7,8 @@
 use shakmaty::{Chess, EnPassantMode, Move, Position, zobrist::Zobrist64};
 use thiserror::Error;
 
-use super::mate_len::MateLen;
-use super::rules::can_claim_fifty;
+use crate::chess::mate_len::MateLen;
+use crate::chess::rules::can_claim_fifty;
 
 /// Why a line fails replay.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]

@@ -1,6 +1,6 @@
 //! Extracting certificates ([`crate::proof`]) from the table after a search.
 //!
-//! A proof DAG is built like a forced line ([`super::line`]) but keeps every defence: at
+//! A proof DAG is built like a forced line ([`crate::proof::line`]) but keeps every defence: at
 //! an attacker node the child with the shortest known proof (re-proving when the table
 //! lost it), at a defender node every legal reply. A disproof DAG is its mirror: every
 //! attacker move, and one refuting reply (a child the table or a re-search disproves).
@@ -16,13 +16,13 @@
 use rustc_hash::FxHashMap;
 use shakmaty::{Chess, Color, Position};
 
-use super::dfpn::{Question, Solver};
-use super::mate_len::Plies;
-use super::monitor::{Control, Monitor};
-use super::node::Node;
-use super::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
-use super::value::Verdict;
-use crate::position::to_fen;
+use crate::chess::mate_len::Plies;
+use crate::chess::node::Node;
+use crate::chess::position::to_fen;
+use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
+use crate::dfpn::monitor::{Control, Monitor};
+use crate::dfpn::solver::{Question, Solver};
+use crate::dfpn::value::Verdict;
 use crate::proof::{CertNode, Certificate, Claim, Kind, Section, move_code};
 use crate::search::Outcome;
 use crate::tt::Table;

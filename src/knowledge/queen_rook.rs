@@ -26,12 +26,12 @@
 //! tables and writes them below.
 //!
 //! Two parts of the engine read it: the prover's progress numbers
-//! ([`Kings`](super::progress::Kings)), which order df-pn's moves and never decide a
+//! ([`Kings`](crate::knowledge::progress::Kings)), which order df-pn's moves and never decide a
 //! value, and the fallback's evaluation, which picks a move when no mate is proven.
 
 use shakmaty::{Bitboard, Board, Color, Move, Role, Square, attacks};
 
-use super::turned::{Steps, Turned, step};
+use crate::knowledge::turned::{Steps, Turned, step};
 
 /// The longest mate of K+Q v K+R, in moves of the queen's side: the `kqkr_lines`
 /// example's retrograde table of the whole ending (`cargo run --release --example
@@ -209,8 +209,8 @@ const ROOK_FROM_QUEEN: Steps = [
 
 #[cfg(test)]
 mod tests {
-    use super::super::turned::image;
     use super::*;
+    use crate::knowledge::turned::image;
 
     #[test]
     fn the_model_is_the_same_on_every_turn_of_the_board() {

@@ -11,16 +11,16 @@
 
 use shakmaty::{Color, Move, Position};
 
-use super::checks::CheckInfo;
-use super::dfpn::{Cycles, RootMoves, Solver};
-use super::mate_len::Plies;
-use super::movecode::MoveCode;
-use super::node::Node;
-use super::pndn::PnDn;
-use super::progress::{Flights, Kings, MatingMoves, NARROW_QUIET, quiet_mate};
-use super::query::Keys;
-use super::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
-use super::value::Value;
+use crate::chess::checks::CheckInfo;
+use crate::chess::mate_len::Plies;
+use crate::chess::movecode::MoveCode;
+use crate::chess::node::Node;
+use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
+use crate::dfpn::pndn::PnDn;
+use crate::dfpn::query::Keys;
+use crate::dfpn::solver::{Cycles, RootMoves, Solver};
+use crate::dfpn::value::Value;
+use crate::knowledge::progress::{Flights, Kings, MatingMoves, NARROW_QUIET, quiet_mate};
 
 /// Initial proof number of a quiet (non-checking) attacker move: the defender is
 /// unconstrained, so such a move is much harder to prove than a check. Measured on a
@@ -220,7 +220,7 @@ impl Solver<'_> {
 
     /// Expands an OR node (attacker to move, `r` plies left, `ply` plies below the search
     /// root) into `children`.
-    pub(super) fn expand_or(
+    pub(crate) fn expand_or(
         &mut self,
         node: &Node,
         r: Plies,
@@ -322,7 +322,7 @@ impl Solver<'_> {
     /// kings' distance and takes no flight, and nothing was proven within 40M nodes;
     /// with every root move, a mate after 270,795; 80 matetrack positions of at most six
     /// men without queen or rook at 1M nodes 78/71 before this and the bishop's corners
-    /// of [`MateZone`](super::progress::MateZone), 79/75 after). Below a defender's root,
+    /// of [`MateZone`](crate::knowledge::progress::MateZone), 79/75 after). Below a defender's root,
     /// the attacker nodes of the first level are narrowed, which usually pays, but a call
     /// that then fails on the cut is searched again with every move there (see
     /// `Solver::solve_value`). Kept: those with the
@@ -379,7 +379,7 @@ impl Solver<'_> {
 
     /// Expands an AND node (defender to move, `r` plies left, `ply` plies below the
     /// search root) into `children`.
-    pub(super) fn expand_and(
+    pub(crate) fn expand_and(
         &mut self,
         node: &Node,
         r: Plies,

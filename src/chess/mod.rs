@@ -1,0 +1,11 @@
+//! The chess the search relies on: positions from text, search nodes with their hashes,
+//! the rules that end a game (mate, the 50-move rule, repetitions), cheap check
+//! detection, move codes and mate lengths. Nothing here searches.
+
+pub mod checks;
+pub mod mate_len;
+pub mod movecode;
+pub mod node;
+pub mod position;
+pub mod repetition;
+pub mod rules;

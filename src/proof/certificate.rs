@@ -1,0 +1,334 @@
+//! Proof certificates: a claim of the prover with the whole proof behind it, in a file a
+//! stranger can check without trusting pnmate (the format: `FORMAT.md` beside this file;
+//! the independent checker: `src/bin/pnmate-check.rs`).
+//!
+//! This module holds the certificate as data and its encoding. The DAGs themselves are
+//! extracted from the search's table by [`crate::proof::certify`].
+
+use shakmaty::{Chess, Color, Move};
+
+/// What writing one certificate produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Written {
+    /// Nodes over all sections.
+    pub nodes: usize,
+    /// Bytes of the file.
+    pub bytes: usize,
+    /// The claim written.
+    pub claim: Claim,
+    /// Whether the refutation of a shorter mate is included.
+    pub shortest: bool,
+    /// Why the refutation is missing from a mate proven shortest, when it is.
+    pub note: Option<String>,
+}
+
+/// Writes the certificate of `outcome` (a search of `root` without game history or root
+/// restrictions, whose results are in `tt`) to `path`.
+pub fn write_certificate(
+    root: &Chess,
+    outcome: &crate::search::Outcome,
+    tt: &crate::tt::Table,
+    limits: crate::proof::certify::CertLimits,
+    path: &std::path::Path,
+) -> Result<Written, String> {
+    let certified = crate::proof::certify::certify(root, outcome, tt, limits)?;
+    let bytes = certified.certificate.to_bytes();
+    std::fs::write(path, &bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(Written {
+        nodes: certified.certificate.node_count(),
+        bytes: bytes.len(),
+        claim: certified.certificate.claim,
+        shortest: certified.certificate.shortest,
+        note: certified.note,
+    })
+}
+
+/// The first line of every certificate.
+pub const MAGIC: &str = "pnmate-certificate 1";
+/// The rules a certificate is checked under (FORMAT.md, "Rules").
+pub const RULES: &str = "pnmate-1";
+/// The bytes after the last section: a file that lacks them is truncated.
+pub const TRAILER: &[u8; 4] = b"END\n";
+
+/// What a certificate claims about its root.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// The side to move mates in this many moves.
+    Mate(u32),
+    /// The side to move is mated in this many moves.
+    Mated(u32),
+    /// Neither side mates within this many moves.
+    NoMate(u32),
+}
+
+impl std::fmt::Display for Claim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Claim::Mate(m) => write!(f, "mate {m}"),
+            Claim::Mated(m) => write!(f, "mated {m}"),
+            Claim::NoMate(n) => write!(f, "nomate {n}"),
+        }
+    }
+}
+
+/// A section's kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// The attacker mates within the section's plies: one move at attacker nodes, every
+    /// legal reply at defender nodes, checkmates at the leaves.
+    Proof,
+    /// The attacker does not mate within the section's plies: every legal move at attacker
+    /// nodes, one reply (or none) at defender nodes.
+    Disproof,
+}
+
+/// One node of a section: its position's name and its edges (move code, child index).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CertNode {
+    /// The Polyglot Zobrist hash of the node's position (shakmaty's `Zobrist64`, the en
+    /// passant square counted only when a capture there is legal).
+    pub hash: u64,
+    /// The node's moves and the index of the node each one leads to (always smaller than
+    /// this node's own index).
+    pub edges: Vec<(u16, u32)>,
+}
+
+/// A proof or disproof DAG, children before parents: the root is the last node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    /// Proof or disproof.
+    pub kind: Kind,
+    /// The side that tries to mate.
+    pub attacker: Color,
+    /// Proof: the attacker mates within this many plies. Disproof: it does not.
+    pub plies: u32,
+    /// The nodes, root last.
+    pub nodes: Vec<CertNode>,
+}
+
+/// A certificate: header and sections.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Certificate {
+    /// The root position (FEN with clocks).
+    pub fen: String,
+    /// The claim.
+    pub claim: Claim,
+    /// For mate claims: whether the sections include the refutation of one move less.
+    pub shortest: bool,
+    /// The sections (see FORMAT.md for which claim needs which).
+    pub sections: Vec<Section>,
+}
+
+/// The 16-bit code of a move: from square (bits 0-5), to square (6-11; for castling the
+/// rook's square), promotion role (12-14: 0 none, 2 knight ... 5 queen).
+pub fn move_code(m: Move) -> u16 {
+    let (from, to, promotion) = match m {
+        Move::Normal { from, to, promotion, .. } => (from, to, promotion),
+        Move::EnPassant { from, to } => (from, to, None),
+        Move::Castle { king, rook } => (king, rook, None),
+        Move::Put { to, .. } => (to, to, None),
+    };
+    u16::from(from) | (u16::from(to) << 6) | (promotion.map_or(0, |r| r as u16) << 12)
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// Reads the binary part of a certificate.
+struct Reader<'b> {
+    bytes: &'b [u8],
+    at: usize,
+}
+
+impl<'b> Reader<'b> {
+    fn line(&mut self) -> Result<&'b str, String> {
+        let rest = &self.bytes[self.at..];
+        let end = rest.iter().position(|&b| b == b'\n').ok_or("header ends early")?;
+        self.at += end + 1;
+        std::str::from_utf8(&rest[..end]).map_err(|e| e.to_string())
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'b [u8], String> {
+        let s = self.bytes.get(self.at..self.at + n).ok_or("truncated")?;
+        self.at += n;
+        Ok(s)
+    }
+
+    fn varint(&mut self) -> Result<u64, String> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.take(1)?[0];
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err("bad varint".into())
+    }
+}
+
+impl Certificate {
+    /// The header lines (text, each ending in a newline, the last one `data`).
+    fn header(&self) -> String {
+        let sections: Vec<String> = self
+            .sections
+            .iter()
+            .map(|s| {
+                let kind = if s.kind == Kind::Proof { "proof" } else { "disproof" };
+                let who = if s.attacker == Color::White { "white" } else { "black" };
+                format!("{kind} {who} {} {}", s.plies, s.nodes.len())
+            })
+            .collect();
+        let mut h = format!("{MAGIC}\nrules {RULES}\nfen {}\nhistory none\nclaim {}\n", self.fen, self.claim);
+        if matches!(self.claim, Claim::Mate(_) | Claim::Mated(_)) {
+            h.push_str(if self.shortest { "shortest yes\n" } else { "shortest no\n" });
+        }
+        for s in sections {
+            h.push_str(&format!("section {s}\n"));
+        }
+        h.push_str("data\n");
+        h
+    }
+
+    /// The certificate as bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = self.header().into_bytes();
+        for s in &self.sections {
+            out.push(if s.kind == Kind::Proof { b'P' } else { b'D' });
+            for node in &s.nodes {
+                out.extend_from_slice(&node.hash.to_le_bytes());
+                put_varint(&mut out, node.edges.len() as u64);
+                for &(code, child) in &node.edges {
+                    out.extend_from_slice(&code.to_le_bytes());
+                    put_varint(&mut out, u64::from(child));
+                }
+            }
+        }
+        out.extend_from_slice(TRAILER);
+        out
+    }
+
+    /// Distinct nodes over all sections.
+    pub fn node_count(&self) -> usize {
+        self.sections.iter().map(|s| s.nodes.len()).sum()
+    }
+
+    /// Reads a certificate written by [`Certificate::to_bytes`] (for tools and tests; it
+    /// checks the layout only, nothing of the chess: that is `pnmate-check`'s work).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Certificate, String> {
+        let mut r = Reader { bytes, at: 0 };
+        if r.line()? != MAGIC {
+            return Err("not a pnmate certificate".into());
+        }
+        let (mut fen, mut claim, mut shortest, mut shapes) = (None, None, false, Vec::new());
+        loop {
+            let l = r.line()?;
+            let (key, value) = l.split_once(' ').unwrap_or((l, ""));
+            match key {
+                "data" => break,
+                "fen" => fen = Some(value.to_string()),
+                "claim" => {
+                    let (what, n) = value.split_once(' ').ok_or("bad claim")?;
+                    let n: u32 = n.parse().map_err(|_| "bad claim")?;
+                    claim = Some(match what {
+                        "mate" => Claim::Mate(n),
+                        "mated" => Claim::Mated(n),
+                        "nomate" => Claim::NoMate(n),
+                        _ => return Err("bad claim".into()),
+                    });
+                }
+                "shortest" => shortest = value == "yes",
+                "section" => {
+                    let f: Vec<&str> = value.split(' ').collect();
+                    let [kind, who, plies, count] = f[..] else { return Err("bad section line".into()) };
+                    let kind = if kind == "proof" { Kind::Proof } else { Kind::Disproof };
+                    let attacker = if who == "white" { Color::White } else { Color::Black };
+                    let plies = plies.parse().map_err(|_| "bad plies")?;
+                    let count: usize = count.parse().map_err(|_| "bad count")?;
+                    shapes.push((kind, attacker, plies, count));
+                }
+                _ => {}
+            }
+        }
+        let mut sections = Vec::new();
+        for (kind, attacker, plies, count) in shapes {
+            r.take(1)?;
+            let mut nodes = Vec::with_capacity(count);
+            for _ in 0..count {
+                let hash = u64::from_le_bytes(r.take(8)?.try_into().expect("8 bytes"));
+                let n = r.varint()?;
+                let mut edges = Vec::with_capacity(n as usize);
+                for _ in 0..n {
+                    let code = u16::from_le_bytes(r.take(2)?.try_into().expect("2 bytes"));
+                    edges.push((code, r.varint()? as u32));
+                }
+                nodes.push(CertNode { hash, edges });
+            }
+            sections.push(Section { kind, attacker, plies, nodes });
+        }
+        if r.take(4)? != TRAILER || r.at != bytes.len() {
+            return Err("no trailer".into());
+        }
+        Ok(Certificate { fen: fen.ok_or("no fen")?, claim: claim.ok_or("no claim")?, shortest, sections })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{CastlingMode, Position, Role, Square, fen::Fen};
+
+    #[test]
+    fn move_codes_are_unique_and_decode_back() {
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1",
+        ] {
+            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+            let moves = pos.legal_moves();
+            let mut codes: Vec<u16> = moves.iter().map(|&m| move_code(m)).collect();
+            codes.sort_unstable();
+            codes.dedup();
+            assert_eq!(codes.len(), moves.len(), "{fen}");
+        }
+        let promotion = Move::Normal {
+            role: Role::Pawn,
+            from: Square::B7,
+            capture: None,
+            to: Square::B8,
+            promotion: Some(Role::Knight),
+        };
+        assert_eq!(move_code(promotion), 49 | (57 << 6) | (2 << 12));
+    }
+
+    #[test]
+    fn bytes_round_trip() {
+        let cert = Certificate {
+            fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into(),
+            claim: Claim::Mate(2),
+            shortest: true,
+            sections: vec![Section {
+                kind: Kind::Proof,
+                attacker: Color::White,
+                plies: 3,
+                nodes: vec![
+                    CertNode { hash: 1, edges: vec![] },
+                    CertNode { hash: u64::MAX, edges: vec![(4095, 0), (300, 0)] },
+                ],
+            }],
+        };
+        let bytes = cert.to_bytes();
+        assert_eq!(Certificate::from_bytes(&bytes), Ok(cert));
+        assert!(Certificate::from_bytes(&bytes[..bytes.len() - 3]).is_err());
+    }
+}
