@@ -9,29 +9,21 @@
 //!
 //! No I/O and no clock here: the monitor decides when to unwind.
 
-use shakmaty::{Color, Move, MoveList, Position};
+use shakmaty::{Color, Move, Position};
 
 use crate::chess::mate_len::{MateRange, Plies};
 use crate::chess::movecode::MoveCode;
 use crate::chess::node::Node;
 use crate::chess::repetition::Repetitions;
-use crate::dfpn::expand::{Aggregate, Child, Expansion, aggregate, best_move};
+use crate::dfpn::children::{Aggregate, Child, Expansion, aggregate, best_move};
+use crate::dfpn::expand::{Expander, SetAside};
 use crate::dfpn::monitor::Monitor;
 use crate::dfpn::pndn::PnDn;
 use crate::dfpn::query::Keys;
+use crate::dfpn::tree::{Cycles, RootMoves, Tree};
 use crate::dfpn::value::{Value, Verdict};
-use crate::knowledge::progress::{Heavy, MatingMoves};
+use crate::knowledge::Knowledge;
 use crate::tt::{Record, Table};
-
-/// Whether a call's root moves are restricted to the caller's list (UCI `searchmoves`).
-/// A restricted node's value answers a narrower question, so it is never stored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RootMoves {
-    /// All legal moves.
-    All,
-    /// Only the solver's root move list (when it has one).
-    Restricted,
-}
 
 /// One root call of the solver: how much it may spend and what its root is. The search's
 /// hard limits (node limit, deadline, stop) always apply as well.
@@ -48,18 +40,6 @@ pub struct Call {
     pub cycles: Cycles,
 }
 
-/// How a call treats a position that repeats one earlier on the search path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cycles {
-    /// Searched like any position: the bound ends the cycle. Every disproof is general.
-    Search,
-    /// Ended as a draw ([`Value::repetition`]): sound for proofs, since a shortest mate
-    /// never repeats a position, and it spares long bounds from chasing perpetual checks
-    /// to the end of the bound. Disproofs that rest on such a cut hold only on their path,
-    /// so they are neither stored nor reported: a call that must disprove searches.
-    Cut,
-}
-
 /// What a solver is asked: who attacks, and in which game.
 #[derive(Clone, Copy, Debug)]
 pub struct Question<'q> {
@@ -73,60 +53,41 @@ pub struct Question<'q> {
 
 /// The df-pn solver for one question over one table.
 pub struct Solver<'a> {
-    /// The transposition table.
-    pub tt: &'a Table,
+    /// The question's tree: table, keys, rules and the current call's settings.
+    pub tree: Tree<'a>,
     /// Node counting and limits.
     pub monitor: &'a mut Monitor,
-    pub(crate) attacker: Color,
-    pub(crate) keys: Keys,
-    pub(crate) repetitions: Option<&'a Repetitions>,
+    /// What is known beyond the rules (see [`crate::knowledge`]).
+    knowledge: Knowledge,
+    /// Where the current call sets quiet moves aside.
+    set_aside: SetAside,
+    /// Children lists by ply, kept for their allocations.
     stack: Vec<Vec<Child>>,
-    root_moves: Option<&'a [Move]>,
-    /// Whether the current call's root is the game's current position.
-    pub(crate) at_game_root: bool,
-    /// How the current call treats cycles.
-    pub(crate) cycles: Cycles,
     /// Hashes of the positions on the current path, by ply.
     path: Vec<u64>,
     /// Deepest ply reached.
     pub seldepth: usize,
-    /// The moves that proved attacker nodes in this call (see `progress`).
-    pub(crate) mating: MatingMoves,
-    /// The first ply whose attacker nodes `expand` narrows in this call (see
-    /// [`Solver::solve_value`]).
-    pub(crate) narrow_from: usize,
-    /// Whether `expand` left moves out at an attacker node one ply below the root in
-    /// this call.
-    pub(crate) narrowed_below_root: bool,
-    /// A copy of a node's quiet children while `expand` narrows them (kept to reuse its
-    /// allocation).
-    pub(crate) scratch: Vec<Child>,
-    /// Whether the current call's root is an ending with a fitted model of its mate
-    /// distance ([`Heavy`](crate::knowledge::progress::Heavy)): only then do the call's nodes of
-    /// that ending use it (see [`Kings::of`](crate::knowledge::progress::Kings::of)).
-    pub(crate) heavy_root: bool,
 }
 
 impl<'a> Solver<'a> {
     /// A solver for `question` over `tt`, counting in `monitor`.
     pub fn new(tt: &'a Table, monitor: &'a mut Monitor, question: Question<'a>) -> Self {
         Solver {
-            tt,
+            tree: Tree {
+                tt,
+                keys: Keys::new(question.attacker, question.repetitions.map_or(0, Repetitions::salt)),
+                attacker: question.attacker,
+                repetitions: question.repetitions,
+                root_moves: question.root_moves,
+                at_game_root: false,
+                cycles: Cycles::Search,
+            },
             monitor,
-            attacker: question.attacker,
-            keys: Keys::new(question.attacker, question.repetitions.map_or(0, Repetitions::salt)),
-            repetitions: question.repetitions,
+            knowledge: Knowledge::new(question.attacker),
+            set_aside: SetAside::default(),
             stack: Vec::new(),
-            root_moves: question.root_moves,
-            at_game_root: false,
-            cycles: Cycles::Search,
             path: Vec::new(),
             seldepth: 0,
-            mating: MatingMoves::new(),
-            narrow_from: 1,
-            narrowed_below_root: false,
-            scratch: Vec::new(),
-            heavy_root: false,
         }
     }
 
@@ -139,23 +100,17 @@ impl<'a> Solver<'a> {
 
     /// The attacking colour.
     pub fn attacker(&self) -> Color {
-        self.attacker
+        self.tree.attacker
     }
 
     /// What the table knows of `node` with `bound` plies left.
     pub fn lookup(&self, node: &Node, bound: Plies) -> Option<Value> {
-        self.known(self.keys.of(node, bound), bound)
-    }
-
-    /// What the table knows of the entry `key` read with `bound` plies left.
-    #[inline]
-    pub(crate) fn known(&self, key: u64, bound: Plies) -> Option<Value> {
-        self.tt.probe(key).and_then(|e| Value::from_entry(&e, bound))
+        self.tree.known(self.tree.keys.of(node, bound), bound)
     }
 
     /// The best move the table records for `node` with `bound` plies left, if any.
     pub fn best_move(&self, node: &Node, bound: Plies) -> Option<Move> {
-        self.tt.probe(self.keys.of(node, bound)).and_then(|e| e.best.decode(&node.pos))
+        self.tree.tt.probe(self.tree.keys.of(node, bound)).and_then(|e| e.best.decode(&node.pos))
     }
 
     /// Whether the table proves that the attacker, to move at `node`, mates within
@@ -170,7 +125,7 @@ impl<'a> Solver<'a> {
             return true;
         }
         let within = plies.pred();
-        self.tt.probe(self.keys.of(&child, within)).is_some_and(|e| e.mate.proves(within))
+        self.tree.tt.probe(self.tree.keys.of(&child, within)).is_some_and(|e| e.mate.proves(within))
     }
 
     /// Whether `node`, the root of a call at the game root, is a defender node whose
@@ -178,9 +133,9 @@ impl<'a> Solver<'a> {
     /// exactly twice: a third occurrence, not this one, lets the defender claim). Its value
     /// then holds for this node only and is not stored, like a restricted root's.
     fn root_is_special(&self, node: &Node) -> bool {
-        self.at_game_root
-            && node.pos.turn() != self.attacker
-            && self.repetitions.is_some_and(|r| r.count(node.hash) == 2)
+        self.tree.at_game_root
+            && node.pos.turn() != self.tree.attacker
+            && self.tree.repetitions.is_some_and(|r| r.count(node.hash) == 2)
     }
 
     /// Records that the attacker mates from `node` within `plies` (a length the line
@@ -194,23 +149,12 @@ impl<'a> Solver<'a> {
             work: 0,
             best: MoveCode::NONE,
         };
-        self.tt.store(self.keys.of(node, plies), &record);
+        self.tree.tt.store(self.tree.keys.of(node, plies), &record);
     }
 
     /// Drops the proof the table records for `node` (see [`crate::tt::Table::forget_proof`]).
     pub fn forget_proof(&self, node: &Node, bound: Plies) {
-        self.tt.forget_proof(self.keys.of(node, bound));
-    }
-
-    /// Legal moves of a node, restricted at a restricted root.
-    pub fn node_moves(&self, node: &Node, root: RootMoves) -> MoveList {
-        let mut moves = node.pos.legal_moves();
-        if root == RootMoves::Restricted
-            && let Some(allowed) = self.root_moves
-        {
-            moves.retain(|m| allowed.contains(m));
-        }
-        moves
+        self.tree.tt.forget_proof(self.tree.keys.of(node, bound));
     }
 
     /// Re-solves `node`, a position below the game root, with `bound` plies left (all
@@ -253,9 +197,10 @@ impl<'a> Solver<'a> {
     /// Solves `node` with `bound` plies left, as `call` allows; the root's value, which
     /// says (unlike its verdict) whether a failure rests on a cut cycle.
     fn solve_value(&mut self, node: &Node, bound: Plies, call: Call) -> Value {
-        self.at_game_root = call.game_root;
-        self.cycles = call.cycles;
-        let restricted = call.root == RootMoves::Restricted && self.root_moves.is_some() || self.root_is_special(node);
+        self.tree.at_game_root = call.game_root;
+        self.tree.cycles = call.cycles;
+        let restricted =
+            call.root == RootMoves::Restricted && self.tree.root_moves.is_some() || self.root_is_special(node);
         if !restricted
             && let Some(v) = self.lookup(node, bound)
             && v.is_solved()
@@ -263,11 +208,10 @@ impl<'a> Solver<'a> {
             return v;
         }
         self.monitor.begin(call.budget);
-        let or = node.pos.turn() == self.attacker;
+        let or = node.pos.turn() == self.tree.attacker;
         let root = if restricted { RootMoves::Restricted } else { RootMoves::All };
-        self.narrow_from = 1;
-        self.narrowed_below_root = false;
-        self.heavy_root = Heavy::of(node.pos.board(), self.attacker).is_some();
+        self.set_aside.begin();
+        self.knowledge.begin_call(node.pos.board());
         let mut v = self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root);
         // Below a defender's root, each attacker node of the first level is the only
         // answer to its reply: the moves narrowing dropped there (see `expand`) are lost
@@ -276,8 +220,8 @@ impl<'a> Solver<'a> {
         // cost more: 90 K+B+B v K mates of 10 moves or more, `solve FEN --nodes 4000000
         // --hash 256`, first proofs within 1.3M nodes 86 against 89; with the search
         // again, 90, and 3 positions changed, all to fewer nodes.)
-        if self.narrowed_below_root && v.is_disproven() && v.path_dependent && !self.monitor.aborted() {
-            self.narrow_from = 2;
+        if self.set_aside.below_root && v.is_disproven() && v.path_dependent && !self.monitor.aborted() {
+            self.set_aside.from = 2;
             v = self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root);
         }
         v
@@ -293,7 +237,7 @@ impl<'a> Solver<'a> {
         if self.stack.len() <= ply {
             self.stack.resize_with(ply + 1, Vec::new);
         }
-        if self.cycles == Cycles::Cut {
+        if self.tree.cycles == Cycles::Cut {
             self.path.truncate(ply);
             self.path.push(node.hash);
             // A repetition can only reach back to the last pawn move or capture.
@@ -304,10 +248,16 @@ impl<'a> Solver<'a> {
         }
         let mut children = std::mem::take(&mut self.stack[ply]);
         children.clear();
+        let mut expander = Expander {
+            tree: &self.tree,
+            monitor: &mut *self.monitor,
+            knowledge: &self.knowledge,
+            set_aside: &mut self.set_aside,
+        };
         let expansion = if or {
-            self.expand_or(node, r, ply, root, &mut children)
+            expander.or(node, r, ply, root, &mut children)
         } else {
-            self.expand_and(node, r, ply, root, &mut children)
+            expander.and(node, r, ply, root, &mut children)
         };
         let (value, best) = match expansion {
             Expansion::Decided(value, best) => (value, best),
@@ -321,19 +271,19 @@ impl<'a> Solver<'a> {
                 // likeliest next pick; fetching its bucket now overlaps the two misses
                 // (about a fifth more nodes per second on K+B+B v K with a 256 MB table).
                 if let Some(next) = children.get_mut(runner_up).filter(|c| !c.probed) {
-                    self.tt.prefetch(next.keyed(&self.keys, node, r.pred()));
+                    self.tree.tt.prefetch(next.keyed(&self.tree.keys, node, r.pred()));
                 }
                 if !children[best].probed {
                     let c = &mut children[best];
                     c.probed = true;
-                    let key = c.keyed(&self.keys, node, r.pred());
-                    if let Some(known) = self.known(key, r.pred()) {
+                    let key = c.keyed(&self.tree.keys, node, r.pred());
+                    if let Some(known) = self.tree.known(key, r.pred()) {
                         children[best].value = known;
                         continue;
                     }
                 }
                 let c = children[best];
-                if ply == 0 && self.at_game_root && self.reports_root_move() {
+                if ply == 0 && self.tree.at_game_root && self.reports_root_move() {
                     self.monitor.control().publish_root_move(MoveCode::of(c.mv), best + 1);
                 }
                 let (child_th_pn, child_th_dn) = if or {
@@ -351,12 +301,12 @@ impl<'a> Solver<'a> {
             },
         };
         if or && value.is_proven() {
-            self.mating.insert(best);
+            self.knowledge.learn_mate(best);
         }
         if root == RootMoves::All && !value.path_dependent {
             let work = (self.monitor.nodes() - start_nodes).min(u64::from(u32::MAX)) as u32;
             let record = Record { bound: r, pn: value.pn.0, dn: value.dn.0, mate: value.mate, work, best };
-            self.tt.store(self.keys.of(node, r), &record);
+            self.tree.tt.store(self.tree.keys.of(node, r), &record);
         }
         self.stack[ply] = children;
         value
@@ -393,46 +343,6 @@ mod tests {
         let stored = Solver::new(&tt, &mut monitor, question).lookup(&kr, Plies::mate_in(3));
         assert!(!stored.is_some_and(|v| v.is_disproven()), "a path-dependent disproof reached the table");
         assert_eq!(verdict(&tt, &kr, 3, Cycles::Search), Verdict::Disproven(Plies::mate_in(3).succ()));
-    }
-
-    #[test]
-    fn a_call_that_only_looks_for_mates_narrows_a_few_men_node_to_its_best_quiet_moves() {
-        use crate::dfpn::expand::MoveClass;
-        use crate::knowledge::progress::NARROW_QUIET;
-        // K+B+B v K: two bishop checks and 20 quiet moves.
-        let n = node("8/6K1/8/8/8/1k6/8/1BB5 w - - 0 1");
-        let tt = Table::new(1);
-        let mut monitor = Monitor::new(Control::new(), None);
-        let question = Question { attacker: Color::White, root_moves: None, repetitions: None };
-        let mut solver = Solver::new(&tt, &mut monitor, question);
-        let mut children = Vec::new();
-        let quiet = |children: &[Child]| children.iter().filter(|c| c.class == MoveClass::Quiet).count();
-
-        solver.cycles = Cycles::Search;
-        assert!(matches!(solver.expand_or(&n, Plies::mate_in(20), 1, RootMoves::All, &mut children), Expansion::Open));
-        assert_eq!(quiet(&children), 20, "a call that must disprove searches every move");
-        assert!(children.iter().all(|c| !c.value.is_solved()));
-
-        children.clear();
-        solver.cycles = Cycles::Cut;
-        assert!(matches!(solver.expand_or(&n, Plies::mate_in(20), 0, RootMoves::All, &mut children), Expansion::Open));
-        assert_eq!(quiet(&children), 20, "the root of a call keeps every move");
-
-        children.clear();
-        assert!(matches!(solver.expand_or(&n, Plies::mate_in(20), 1, RootMoves::All, &mut children), Expansion::Open));
-        let (left_out, kept) = children.split_last().unwrap();
-        assert_eq!(quiet(kept), NARROW_QUIET);
-        assert_eq!(kept.iter().filter(|c| c.class == MoveClass::Check).count(), 2, "checks are all kept");
-        assert!(kept.windows(2).all(|w| w[0].class < w[1].class || w[0].value.pn <= w[1].value.pn));
-        // The moves left out fail here only, so the node can never be disproven off this path.
-        assert!(left_out.value.is_disproven() && left_out.value.path_dependent);
-        let mut all: Vec<Child> = kept.to_vec();
-        for c in all.iter_mut() {
-            c.value = Value::disproven(Plies::mate_in(20).succ());
-        }
-        all.push(*left_out);
-        let v = aggregate(true, &all).value;
-        assert!(v.is_disproven() && v.path_dependent && v.verdict() == Verdict::Unknown);
     }
 
     #[test]

@@ -21,52 +21,10 @@
 
 use shakmaty::{Bitboard, Board, Color, Move, Piece, Position, Role, Square, attacks};
 
-use crate::chess::movecode::MoveCode;
 use crate::chess::node::Node;
+use crate::knowledge::material::{MAX_MEN, armed_defender};
 use crate::knowledge::queen_rook::{self, QueenRook};
 use crate::knowledge::rook_mate;
-
-/// Positions with at most this many men (kings included) use the progress numbers.
-pub const MAX_MEN: usize = 6;
-
-/// How many quiet moves an attacker node of a [`quiet_mate`], or of K+Q v K+R, keeps in a
-/// call that only looks for mates (see [`Flights`] and `expand`). Not where the defender
-/// has other men, K+Q v K+R aside (its fitted model ranks the queen's moves): there the
-/// move that stops a pawn or wins a piece can be a quiet one ranked low (K+R+B
-/// v K+P+P, `8/8/8/p2B4/k7/1R6/p7/K7 w`, mate in 10 found in 42k nodes keeping all moves,
-/// not within 1 s keeping ten). Measured at 1.5M nodes per position on 200 positions
-/// of the seven endgame halves (found/best): 90/55 keeping 10, against 86/52 keeping all
-/// (K+B+B v K: 26 against 24 of 40).
-pub const NARROW_QUIET: usize = 10;
-
-/// Whether `board` holds a quiet mating problem: at most [`MAX_MEN`] men, a bare
-/// defending king, and no queen or rook for the attacker. Minor pieces mate a lone king
-/// only by quiet manoeuvres, over up to 19 moves (two bishops) or 33 (bishop and knight);
-/// a queen or rook mates it within 16, by checks the ladder's bounds find. These
-/// positions get narrowed quiet moves (see [`NARROW_QUIET`]); the driver's long bound
-/// serves every endgame of at most [`MAX_MEN`] men.
-pub fn quiet_mate(board: &Board, attacker: Color) -> bool {
-    board.occupied().count() <= MAX_MEN
-        && board.by_color(!attacker).count() == 1
-        && (board.queens() | board.rooks()).is_empty()
-}
-
-/// Whether `board` holds a [`quiet_mate`] of two bishops or more, without a knight (the
-/// attacker's pawns beside them or not). Two bishops mate a lone king within 19 moves,
-/// in any corner.
-pub fn bishops_mate(board: &Board, attacker: Color) -> bool {
-    let ours = board.by_color(attacker);
-    quiet_mate(board, attacker) && (board.bishops() & ours).count() >= 2 && (board.knights() & ours).is_empty()
-}
-
-/// Whether the defender has a piece besides its king (not only pawns, which have a move
-/// or two each) while the attacker has no queen: K+R+B v K+R, K+R+P v K+R, K+B+P v K+B.
-/// An attacker's quiet move then leaves the defender a dozen replies or more to be
-/// proven, not a king's few (see [`Kings::armed`]).
-pub fn armed_defender(board: &Board, attacker: Color) -> bool {
-    (board.by_color(!attacker) & !board.pawns() & !board.kings()).any()
-        && (board.queens() & board.by_color(attacker)).is_empty()
-}
 
 /// The kings after a move, as the progress numbers see them.
 #[derive(Clone, Copy, Debug)]
@@ -496,46 +454,6 @@ fn attacks_through(board: &Board, sq: Square, occupied: Bitboard) -> Bitboard {
     board.piece_at(sq).map_or(Bitboard::EMPTY, |piece| attacks::attacks(sq, piece, occupied))
 }
 
-/// The moves, as (from, to) pairs, that proved an attacker node of the current df-pn call.
-pub struct MatingMoves {
-    bits: [u64; 64],
-}
-
-impl Default for MatingMoves {
-    fn default() -> Self {
-        MatingMoves::new()
-    }
-}
-
-impl MatingMoves {
-    /// No move yet.
-    pub fn new() -> MatingMoves {
-        MatingMoves { bits: [0; 64] }
-    }
-
-    /// `code` proved an attacker node. ([`MoveCode::NONE`] marks the pair a1-a1, which no
-    /// move has.)
-    #[inline]
-    pub fn insert(&mut self, code: MoveCode) {
-        let (word, bit) = Self::slot(code);
-        self.bits[word] |= bit;
-    }
-
-    /// Whether `m`'s (from, to) pair proved an attacker node.
-    #[inline]
-    pub fn contains(&self, m: Move) -> bool {
-        let (word, bit) = Self::slot(MoveCode::of(m));
-        self.bits[word] & bit != 0
-    }
-
-    /// The word and bit of a move code's (from, to) pair: its low 12 bits.
-    #[inline]
-    fn slot(code: MoveCode) -> (usize, u64) {
-        let pair = usize::from(code.0 & 0xfff);
-        (pair / 64, 1 << (pair % 64))
-    }
-}
-
 /// Steps from `sq` to the nearest corner along the board's edge (0 in a corner, 6 in
 /// the centre).
 #[inline]
@@ -687,18 +605,5 @@ mod tests {
         assert_eq!(counts.len(), 20);
         assert_eq!(counts.iter().min(), Some(&4));
         assert_eq!(counts.iter().max(), Some(&6));
-    }
-
-    #[test]
-    fn mating_moves_are_told_apart_by_from_and_to() {
-        let step = |from, to| Move::Normal { role: Role::Bishop, from, capture: None, to, promotion: None };
-        let mut mating = MatingMoves::new();
-        assert!(!mating.contains(step(Square::C1, Square::D2)));
-        mating.insert(MoveCode::of(step(Square::C1, Square::D2)));
-        assert!(mating.contains(step(Square::C1, Square::D2)));
-        assert!(!mating.contains(step(Square::C1, Square::E3)));
-        assert!(!mating.contains(step(Square::D2, Square::C1)));
-        mating.insert(MoveCode::of(step(Square::H8, Square::A1)));
-        assert!(mating.contains(step(Square::H8, Square::A1)));
     }
 }

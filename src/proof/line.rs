@@ -32,8 +32,8 @@ use shakmaty::{Move, Position};
 
 use crate::chess::mate_len::Plies;
 use crate::chess::node::Node;
-use crate::dfpn::solver::{RootMoves, Solver};
 use crate::dfpn::value::Verdict;
+use crate::dfpn::{RootMoves, Solver};
 
 /// Nodes one re-proof inside the builder may spend.
 const PER_CALL_BUDGET: u64 = 100_000;
@@ -105,7 +105,7 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
             return Err(Gap::Limit);
         }
         // A restricted root is never met again, so only other nodes are remembered.
-        let key = (root == RootMoves::All).then(|| self.solver.keys.of(node, bound));
+        let key = (root == RootMoves::All).then(|| self.solver.tree.keys.of(node, bound));
         if let Some(known) = key.and_then(|k| self.built.get(&k)).filter(|l| l.len() <= usize::from(bound.get())) {
             out.extend_from_slice(known);
             return Ok(Plies::new(known.len() as u16));
@@ -145,7 +145,7 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
         if bound == Plies::ZERO {
             return Err(Gap::Lost);
         }
-        let moves = self.solver.node_moves(node, root);
+        let moves = self.solver.tree.node_moves(node, root);
         // A mate on the board needs no proof from the table (which may hold none: a mated
         // position has no entry of its own), and no line is shorter.
         if let Some(&m) = moves.iter().find(|&&m| node.is_mate_after(m)) {
@@ -214,7 +214,7 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
     }
 
     fn and_line(&mut self, node: &Node, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Result<Plies, Gap> {
-        let moves = self.solver.node_moves(node, root);
+        let moves = self.solver.tree.node_moves(node, root);
         if moves.is_empty() {
             return if node.pos.is_check() { Ok(Plies::ZERO) } else { Err(Gap::Lost) };
         }
@@ -273,7 +273,7 @@ mod tests {
     use crate::chess::mate_len::MateLen;
     use crate::chess::position::parse_fen;
     use crate::dfpn::monitor::{Control, Monitor};
-    use crate::dfpn::solver::{Call, Cycles, Question};
+    use crate::dfpn::{Call, Cycles, Question};
     use crate::proof::verify::verify_line;
     use crate::tt::Table;
     use shakmaty::Color;

@@ -51,8 +51,8 @@ use crate::chess::mate_len::{MAX_MATE_MOVES, MateLen, Plies};
 use crate::chess::node::Node;
 use crate::chess::repetition::Repetitions;
 use crate::dfpn::monitor::Monitor;
-use crate::dfpn::solver::{Call, Cycles, RootMoves, Solver};
 use crate::dfpn::value::Verdict;
+use crate::dfpn::{Call, Cycles, RootMoves, Solver};
 use crate::proof::line::{Gap, LineBuilder};
 use crate::proof::verify::verify_line;
 use crate::tt::Table;
@@ -424,11 +424,11 @@ pub fn solve(
 mod tests {
     use super::*;
     use crate::chess::mate_len::MateRange;
+    use crate::chess::movecode::MoveCode;
     use crate::chess::position::parse_fen;
     use crate::chess::position::uci;
     use crate::dfpn::monitor::Control;
     use crate::tt;
-    use crate::chess::movecode::MoveCode;
     use shakmaty::Color;
 
     #[test]

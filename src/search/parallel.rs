@@ -41,8 +41,8 @@ use shakmaty::{Color, Move};
 use crate::chess::node::Node;
 use crate::chess::repetition::Repetitions;
 use crate::dfpn::monitor::{Control, Monitor, Team};
-use crate::dfpn::solver::{Call, Question, RootMoves, Solver};
 use crate::dfpn::value::Verdict;
+use crate::dfpn::{Call, Question, RootMoves, Solver};
 use crate::search::schedule::{Ask, Schedule, Step};
 use crate::tt::Table;
 

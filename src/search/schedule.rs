@@ -19,10 +19,9 @@ use shakmaty::{Board, Color, Move};
 
 use crate::chess::mate_len::{MAX_MATE_MOVES, Plies};
 use crate::chess::rules::CLAIM_CLOCK;
-use crate::dfpn::solver::Cycles;
+use crate::dfpn::Cycles;
 use crate::dfpn::value::Verdict;
-use crate::knowledge::progress;
-use crate::knowledge::queen_rook::{self, QueenRook};
+use crate::knowledge::{self, Ending, FarBounds};
 
 /// Mate bounds (moves) the driver climbs: the smallest one not yet disproven is the
 /// "near" bound; "far" bounds a few rungs higher run beside it so that a long, forcing
@@ -35,49 +34,14 @@ const LADDER: [u32; 18] = [3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 90, 128, 181, 256
 /// 1 s, 2 alone 162/155, 2 to 5 178/170. (As a single far bound, 2 had beaten 1, 3, 5.)
 const FAR_RUNGS: std::ops::RangeInclusive<usize> = 2..=5;
 
-/// The long bound of the analysis of an endgame of at most [`progress::MAX_MEN`] men
-/// (moves): each round asks it after the ladder's bounds, with [`LONG_SHARE`] times their
-/// budget, cycles cut. Quiet mates of a lone king (two bishops, bishop and knight) are
-/// proven far sooner at a bound well above their length than near it: on 40 K+B+B v K
-/// positions of mates in 6 to 17 moves, one call at 45 moves proved 35 within 1M nodes,
-/// the driver's ladder 24 within 1.5M. The same holds where the defender has men
-/// (`pnmate epd --nodes 1500000`, a fresh table per position, found/best, without and
-/// with it: 40 K+R+B v K+R 30/18 and 35/17, 30 K+Q v K+P 29/29 and 30/29, 40 K+R v K
-/// 39/23 and 40/27, 60 K+Q v K+R 16/15 and 17/16). It was first kept to bare kings
-/// because the judge, whose runs share one table between positions, measured no gain;
-/// the line builder then lost proven mates whose subtrees the table had forgotten.
-/// Clamped so that the root's halfmove clock plus the bound stays below the 50-move
-/// claim (above it table keys would carry the clock, so transpositions would no longer
-/// meet). 49 moves, the longest mate the claim allows from a fresh clock, rather than
-/// the ladder's rung of 45: nodes to the first proof (`solve FEN --nodes 3000000 --hash
-/// 256`), geometric mean of 49 against 45, 90 K+B+B v K of 10 moves or more 0.965 (48
-/// fewer, 33 more), 48 K+B+N v K of up to 22 moves 0.967 (13 within 1.3M nodes against
-/// 12), 60 K+R+B v K+R 0.990 (27 fewer, 16 more); 40 K+Q v K+P, 40 K+R+P v K+R, 50
-/// K+B+P v K+B and 80 matetrack positions of at most six men without queen or rook
-/// between 1.000 and 1.004. A bound of 25 or 32 moves for two bishops, whose mates
-/// take at most 19: 1.55 and 1.13 times the nodes.
+/// The long bound of the analysis of an endgame of few men (moves), where the ending's
+/// longest mate is not known: each round asks it after the ladder's bounds, cycles cut,
+/// with the budget share the ending gives ([`knowledge::ending`]). Quiet mates are proven
+/// far sooner at a bound well above their length than near it. 49 moves is the longest
+/// mate the 50-move claim allows from a fresh clock; the bound is clamped so that the
+/// root's halfmove clock plus the bound stays below the claim (above it, table keys carry
+/// the clock and transpositions no longer meet).
 const LONG_MOVES: u32 = 49;
-
-/// The long bound's budget, in multiples of one ladder call's, except in quiet mates and
-/// against an armed defender (see [`QUIET_LONG_SHARE`]).
-const LONG_SHARE: u64 = 16;
-
-/// The long bound's budget where the defender has a bare king and the attacker no queen
-/// or rook ([`progress::quiet_mate`]: two bishops, bishop and knight): the ladder's short
-/// bounds hardly ever prove such a mate, so the long bound gets most of the nodes from
-/// the first round on. At fixed nodes (`pnmate epd FILE --nodes N --hash 64`, a fresh
-/// table per position, found/best, 16 against 64): 60 K+B+B v K at 1M 52/9 against 56/9,
-/// 40 more at 1.5M 36/8 against 38/8. Not elsewhere: there the ladder's far bounds prove
-/// many mates in their second round, which a long first call delays (80 matetrack
-/// positions of at most six men at 1M nodes: 78/72 with 16, 75/70 with 64 everywhere,
-/// 78/72 with 64 for quiet mates only; 30 K+R+B v K+R gained, 24/9 against 27/8).
-/// The same share serves a defender with a piece against no queen
-/// ([`progress::armed_defender`]), once its quiet moves and checks started higher there:
-/// 60 K+R+B v K+R mates of 14 moves or more at 1.5M nodes 38/12 with 16, 41/12 with 64,
-/// 42/12 with 128; at 3M 45/22 and 48/20; at `epd --time 1 --hash 256` 38/11 and 41/12;
-/// 60 of 10 to 30 moves at 1.5M 58/18 and 59/19; the 59 matetrack positions of at most
-/// six men with such a defender at 1M nodes 53/45 and 56/47.
-const QUIET_LONG_SHARE: u64 = 64;
 
 /// Node budget of the first alternating round; doubled each round.
 pub(super) const FIRST_ROUND_BUDGET: u64 = 20_000;
@@ -439,65 +403,32 @@ impl Schedule {
         calls
     }
 
-    /// The long call of this round for `side`, in the analysis of an endgame of few men:
-    /// its bound (moves, see [`LONG_MOVES`]; where the ending's longest mate is known,
-    /// [`longest_mate`], that, see [`Schedule::far_ceiling`]) and its budget in
-    /// ladder calls ([`QUIET_LONG_SHARE`] in a quiet mate or against an armed defender,
-    /// else [`LONG_SHARE`]). None elsewhere, or when the bound is not above `near`.
+    /// The long call of this round for `side`, in the analysis of an endgame of few men
+    /// ([`knowledge::ending`]): its bound (moves: the ending's longest mate where it is
+    /// known, else [`LONG_MOVES`], clamped below the 50-move claim) and its budget in
+    /// ladder calls. None elsewhere, or when the bound is not above `near`.
     fn long_call(&self, side: &Side, near: u32) -> Option<(u32, u64)> {
-        let board = &self.board;
-        if self.user_bound || board.occupied().count() > progress::MAX_MEN {
+        if self.user_bound {
             return None;
         }
+        let ending = knowledge::ending(&self.board, side.attacker)?;
+        let longest = ending.longest_mate.unwrap_or(LONG_MOVES);
         let clock = self.clock;
-        let attacker = side.attacker;
-        let longest = longest_mate(board, attacker).unwrap_or(LONG_MOVES);
         let moves = (1..=longest).rev().find(|&m| clock + u32::from(side.plies_for(m).get()) < CLAIM_CLOCK)?;
-        let share = if progress::quiet_mate(board, attacker) || progress::armed_defender(board, attacker) {
-            QUIET_LONG_SHARE
-        } else {
-            LONG_SHARE
-        };
-        (moves > near).then_some((moves, share))
+        (moves > near).then_some((moves, ending.long_share))
     }
 
     /// The longest far bound (moves, the cap among them) worth asking beside the round's
-    /// `long` call for `side`. In a quiet mate ([`progress::quiet_mate`]) the ladder hardly
-    /// ever proves the mate, and one longer than the long bound needs a pawn move or a
-    /// capture to beat the fifty-move claim, so no far bound goes above the long one; and
-    /// where two bishops mate ([`progress::bishops_mate`], at most 19 moves, well below
-    /// the long bound), the long call proves their mates sooner with the budget of every
-    /// far bound, so none is asked. Every bound is asked again once the near bound passes
-    /// the long one and no long call is left.
-    ///
-    /// Nodes to the first proof (`solve FEN --nodes N --hash 256`), geometric mean against
-    /// asking every far bound, without those above the long one and without any:
-    /// K+B+B v K of 10 moves or more, 50 positions, 0.95 and 0.62; 60 of 14 or more 0.95
-    /// and 0.85; 40 of 14 or more with the defender to move 0.93 and 0.81;
-    /// 48 K+B+N v K of up to 22 moves 0.99 and 1.03 (some of its mates are proven first
-    /// by a far bound: 7 to over 40 times the nodes for three of them without any); 80
-    /// matetrack positions of at most six men without queen or rook 1.00 and 0.97. Not
-    /// where a defender's piece faces no queen ([`progress::armed_defender`]), though it
-    /// also gets the quiet mates' long share: without the bounds above the long one, 60
-    /// K+R+B v K+R of 10 to 30 moves 0.94 and 60 of 14 or more 0.99, but the mate in 16
-    /// of `1R6/7K/3r4/2k5/8/8/3B4/8 w` took 1,598,405 nodes instead of 1,275,312 (64 MB).
-    ///
-    /// In K+Q v K+R no mate is longer than [`queen_rook::LONGEST_MATE`], so neither the
-    /// long call nor any far bound (the cap among them) goes above it: a longer bound only
-    /// lets df-pn wander into lines longer than any mate. Nodes to the first proof at 1M
-    /// nodes (`solve FEN --nodes 1000000 --hash 256`), proven before and after, over
-    /// 290 positions of mates in 8 to 20 moves: 100 + 100 drawn at random from the
-    /// ending's table, 60 + 30 of the shared suite with the rook's and the queen's side
-    /// to move: 59 + 71 + 33 + 27 = 190 before, 61 + 72 + 34 + 28 = 195 after; geometric
-    /// mean of the nodes where both proved 0.975, 0.965, 0.956 and 0.984. The long bound
-    /// alone at 35: 193, and 1.003, 0.984, 0.982 and 1.000. Unlike the quiet mates' ceiling,
-    /// this one is not cut at the 50-move claim, since taking the rook resets the count.
+    /// `long` call for `side`, as the ending says ([`FarBounds`]). Every bound is asked
+    /// again once the near bound passes the long one and no long call is left. The
+    /// ceiling of a known longest mate is not cut at the 50-move claim, since taking a
+    /// piece resets the count.
     fn far_ceiling(&self, side: &Side, long: Option<(u32, u64)>) -> u32 {
-        let board = &self.board;
-        match long {
-            Some(_) if progress::bishops_mate(board, side.attacker) => 0,
-            Some((moves, _)) if progress::quiet_mate(board, side.attacker) => moves,
-            Some(_) => longest_mate(board, side.attacker).unwrap_or(u32::MAX),
+        let Some((moves, _)) = long else { return u32::MAX };
+        match knowledge::ending(&self.board, side.attacker) {
+            Some(Ending { far: FarBounds::None, .. }) => 0,
+            Some(Ending { far: FarBounds::UpToLong, .. }) => moves,
+            Some(Ending { longest_mate, .. }) => longest_mate.unwrap_or(u32::MAX),
             None => u32::MAX,
         }
     }
@@ -525,17 +456,12 @@ fn tightening_questions(side: &Side, cap: u32) -> Vec<(Plies, Cycles)> {
         .collect()
 }
 
-/// The longest mate `attacker` can have on `board` (moves), where the ending is one whose
-/// longest mate is known: K+Q v K+R's [`queen_rook::LONGEST_MATE`]. No bound above it
-/// asks anything a bound at it does not.
-fn longest_mate(board: &Board, attacker: Color) -> Option<u32> {
-    QueenRook::of(board, attacker).map(|_| queen_rook::LONGEST_MATE)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::chess::position::parse_fen;
+    use crate::knowledge::queen_rook;
+    use crate::knowledge::{LONG_SHARE, QUIET_LONG_SHARE};
     use shakmaty::Position;
 
     /// The schedule of a search of `fen` (bound `mate`, if any).

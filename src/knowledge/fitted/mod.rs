@@ -1,0 +1,4 @@
+//! Tables fitted to tablebase lines, one generated file per model (see tools/).
+
+pub(crate) mod queen_rook;
+pub(crate) mod rook_mate;
