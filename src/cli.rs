@@ -5,7 +5,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 
 use pnmate::chess::position::{parse_fen, san_line, to_fen, uci_for};
-use pnmate::proof::certify::CertLimits;
+use pnmate::proof::certify::{CertLimits, certify};
 use pnmate::search::{Event, Params, SolveLimits, solve};
 use pnmate::{Outcome, Table};
 use shakmaty::Chess;
@@ -33,8 +33,17 @@ pub enum Command {
     },
 }
 
-/// The most search threads a command accepts (as the UCI Threads option).
-const MAX_THREADS: usize = 1024;
+/// Whether `hash` (MB) and `threads` are in the ranges of the UCI options.
+fn in_ranges(hash: usize, threads: usize) -> Result<(), String> {
+    use pnmate::options::{MAX_HASH_MB, MAX_THREADS};
+    if hash == 0 || hash as i64 > MAX_HASH_MB {
+        return Err(format!("--hash must be in 1..{MAX_HASH_MB}"));
+    }
+    if threads == 0 || threads as i64 > MAX_THREADS {
+        return Err(format!("--threads must be in 1..{MAX_THREADS}"));
+    }
+    Ok(())
+}
 
 fn fail(msg: &str) -> i32 {
     eprintln!("pnmate: {msg}");
@@ -61,8 +70,11 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
-    if mate == Some(0) || hash == 0 || hash > 65536 || !(1..=MAX_THREADS).contains(&threads) {
-        return fail("--mate must be at least 1, --hash in 1..65536 and --threads in 1..1024");
+    if mate == Some(0) {
+        return fail("--mate must be at least 1");
+    }
+    if let Err(e) = in_ranges(hash, threads) {
+        return fail(&e);
     }
     let mut tt = Table::new(hash);
     tt.finish_touching(); // the time limit starts with the table in memory
@@ -92,7 +104,7 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
                 let (outcome, stats) = solve(&pos, params, limits, &tt, &mut on_event);
                 let written = proof
                     .as_ref()
-                    .map(|path| pnmate::proof::write_certificate(&pos, &outcome, &tt, CertLimits::default(), path));
+                    .map(|path| certify(&pos, &outcome, &tt, CertLimits::default()).and_then(|c| c.write(path)));
                 (outcome, stats, written)
             })
             .map(|h| h.join())
@@ -125,7 +137,7 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
                 Ok(w) => serde_json::json!({
                     "nodes": w.nodes, "bytes": w.bytes, "claim": w.claim.to_string(), "shortest": w.shortest, "note": w.note
                 }),
-                Err(e) => serde_json::json!({ "error": e }),
+                Err(e) => serde_json::json!({ "error": e.to_string() }),
             }),
         });
         println!("{obj}");
@@ -343,11 +355,8 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
             (Ok(m), Ok(s), Ok(t)) => (m, s, t),
             (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return fail(&e),
         };
-    if args.hash == 0 || args.hash > 65536 {
-        return fail("--hash must be in 1..65536");
-    }
-    if !(1..=MAX_THREADS).contains(&args.threads) {
-        return fail("--threads must be in 1..1024");
+    if let Err(e) = in_ranges(args.hash, args.threads) {
+        return fail(&e);
     }
     if time.is_none() && args.nodes.is_none() && mode == MateMode::Open {
         return fail("give --time, --nodes or --mate: an open search would never end");

@@ -19,10 +19,10 @@ use shakmaty::{Chess, Move, Position};
 
 use crate::chess::position::{parse_fen, play_moves};
 use crate::dfpn::monitor::{Control, Monitor, Progress};
-use crate::error::{SetupError, UciError};
+use crate::error::{OptionError, SetupError, UciError};
 use crate::fallback::{self, choose_move};
 use crate::limits::Limits;
-use crate::options::{OPTIONS, find as find_option};
+use crate::options::{OPTIONS, OptionId, Setting, find as find_option};
 use crate::search::multipv::{MoveResult, rank_moves};
 use crate::search::{Event, Outcome, Params, Search, Stats, search_thread};
 use crate::tt::Table;
@@ -208,7 +208,7 @@ impl Engine {
             if let Some(default) = option.default_setting() {
                 // Defaults are in range by construction; a table that cannot be allocated
                 // at its default size keeps the small one.
-                let _ = option.apply(&mut engine, default);
+                let _ = engine.apply(option.id, default);
             }
         }
         engine
@@ -259,8 +259,30 @@ impl Engine {
     pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<Option<String>, UciError> {
         let bad = |reason: String| UciError::BadArguments { command: "setoption".into(), reason };
         let option = find_option(name).ok_or_else(|| bad(format!("unknown option '{}'", name.trim())))?;
-        let setting = option.parse(value).map_err(bad)?;
-        option.apply(self, setting).map_err(bad)
+        let setting = option.parse(value).map_err(|e| bad(e.to_string()))?;
+        self.apply(option.id, setting).map_err(|e| bad(e.to_string()))
+    }
+
+    /// Applies a checked setting of option `id`; returns a remark for the user, if any.
+    fn apply(&mut self, id: OptionId, setting: Setting) -> Result<Option<String>, OptionError> {
+        let number = || if let Setting::Number(n) = setting { n } else { 0 };
+        let flag = matches!(setting, Setting::Flag(true));
+        Ok(match id {
+            OptionId::Hash => return self.set_hash_mb(number() as usize),
+            OptionId::Threads => self.set_threads(number() as usize),
+            OptionId::ClearHash => self.clear_hash(),
+            OptionId::MultiPv => self.set_multipv(number() as usize),
+            OptionId::MoveOverhead => self.set_move_overhead_ms(number() as u64),
+            OptionId::Ponder => None,
+            OptionId::Chess960 => self.set_chess960(flag),
+            OptionId::ShowWdl => self.set_show_wdl(flag),
+            OptionId::SyzygyPath => match &setting {
+                Setting::Text(path) if !path.is_empty() => {
+                    Some(format!("SyzygyPath '{path}' accepted; pnmate does not use tablebases yet"))
+                }
+                _ => None,
+            },
+        })
     }
 
     /// The table, for exclusive use between searches (after [`Engine::stop`] and
@@ -275,10 +297,10 @@ impl Engine {
     }
 
     /// Resizes the table to `mb` megabytes (the Hash option); stops a running search.
-    pub(crate) fn set_hash_mb(&mut self, mb: usize) -> Result<Option<String>, String> {
+    pub(crate) fn set_hash_mb(&mut self, mb: usize) -> Result<Option<String>, OptionError> {
         self.stop();
         let _ = self.wait();
-        self.table_mut().resize(mb).map(|()| None).map_err(|e| e.to_string())
+        self.table_mut().resize(mb).map(|()| None).map_err(|e| OptionError::Allocation(e.to_string()))
     }
 
     /// Sets the number of search threads (the Threads option).

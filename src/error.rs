@@ -63,3 +63,66 @@ pub enum EpdError {
     #[error("bad bm field '{0}' (want 'bm #N;')")]
     BadBm(String),
 }
+
+/// Why a certificate could not be made, written or read.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum CertError {
+    /// The outcome claims nothing (the search proved nothing).
+    #[error("nothing was proven")]
+    NothingProven,
+    /// A section could not be rebuilt from the table and its re-searches.
+    #[error("the {section} could not be rebuilt from the table")]
+    NotRebuilt {
+        /// Which section ("proof", "disproof").
+        section: &'static str,
+    },
+    /// A section needs more re-search than the budget allows.
+    #[error("the {section} needs more re-search than the budget allows")]
+    Budget {
+        /// Which section.
+        section: &'static str,
+    },
+    /// A section outgrew the size limit.
+    #[error("the {section} does not fit the size limit")]
+    TooLarge {
+        /// Which section.
+        section: &'static str,
+    },
+    /// The file could not be written.
+    #[error("cannot write {path}: {reason}")]
+    Write {
+        /// The file.
+        path: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// The bytes are not a well-formed certificate.
+    #[error("malformed certificate: {0}")]
+    Format(&'static str),
+}
+
+/// A `setoption` the engine refuses.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum OptionError {
+    /// A spin option's value is not a number in its range.
+    #[error("value '{value}' of '{name}' is not a number in {min}..{max}")]
+    OutOfRange {
+        /// The option.
+        name: &'static str,
+        /// The text given.
+        value: String,
+        /// Smallest value.
+        min: i64,
+        /// Largest value.
+        max: i64,
+    },
+    /// A check option's value is neither true nor false.
+    #[error("option '{0}' wants 'true' or 'false'")]
+    NotAFlag(&'static str),
+    /// A value is missing.
+    #[error("option '{0}' needs a value")]
+    NoValue(&'static str),
+    /// The table could not be allocated at the size asked.
+    #[error("{0}")]
+    Allocation(String),
+}

@@ -1,9 +1,9 @@
-//! The engine's options, each defined once: its UCI name, type, range, default and the
-//! setter that applies it. The UCI handshake lists [`OPTIONS`]; `setoption` finds the
-//! option here, parses the value against its type and calls its setter; a new engine
-//! applies every default through the same setters.
+//! The engine's options, each defined once: its UCI name, type, range and default. The
+//! UCI handshake lists [`OPTIONS`]; `setoption` finds the option here and parses the
+//! value against its type; the engine applies the parsed [`Setting`] by the option's
+//! [`OptionId`], and a new engine applies every default the same way.
 
-use crate::engine::Engine;
+use crate::error::OptionError;
 
 /// The type, range and default of an option, as UCI declares them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,14 +41,37 @@ pub enum Setting {
     Text(String),
 }
 
+/// Which option a setting is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionId {
+    /// Table size in MB.
+    Hash,
+    /// Search threads.
+    Threads,
+    /// Empties the table.
+    ClearHash,
+    /// Root moves reported, each with its own result.
+    MultiPv,
+    /// Time kept back per move for the GUI's overhead, in ms.
+    MoveOverhead,
+    /// Listed so that GUIs show their ponder switch; `go ponder` works regardless.
+    Ponder,
+    /// Chess960 castling notation.
+    Chess960,
+    /// Win/draw/loss figures beside scores.
+    ShowWdl,
+    /// Tablebase directories.
+    SyzygyPath,
+}
+
 /// One engine option.
 pub struct EngineOption {
     /// The UCI name (matched case-insensitively).
     pub name: &'static str,
     /// Type, range and default.
     pub kind: Kind,
-    /// Applies a checked setting; returns a remark for the user, if any.
-    set: fn(&mut Engine, Setting) -> Result<Option<String>, String>,
+    /// What the engine sets with it.
+    pub id: OptionId,
 }
 
 impl EngineOption {
@@ -75,20 +98,20 @@ impl EngineOption {
     }
 
     /// Checks `value` (the text after `value`, if any) against the option's type.
-    pub fn parse(&self, value: Option<&str>) -> Result<Setting, String> {
+    pub fn parse(&self, value: Option<&str>) -> Result<Setting, OptionError> {
         let name = self.name;
         match self.kind {
             Kind::Spin { min, max, .. } => {
-                let v = value.ok_or_else(|| format!("option '{name}' needs a value"))?.trim();
+                let v = value.ok_or(OptionError::NoValue(name))?.trim();
                 match v.parse::<i64>() {
                     Ok(n) if (min..=max).contains(&n) => Ok(Setting::Number(n)),
-                    _ => Err(format!("value '{v}' of '{name}' is not a number in {min}..{max}")),
+                    _ => Err(OptionError::OutOfRange { name, value: v.to_string(), min, max }),
                 }
             }
             Kind::Check { .. } => match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
                 Some("true") => Ok(Setting::Flag(true)),
                 Some("false") => Ok(Setting::Flag(false)),
-                _ => Err(format!("option '{name}' wants 'true' or 'false'")),
+                _ => Err(OptionError::NotAFlag(name)),
             },
             Kind::Button => Ok(Setting::Press),
             Kind::Text => {
@@ -97,69 +120,30 @@ impl EngineOption {
             }
         }
     }
-
-    /// Applies a setting this option parsed.
-    pub fn apply(&self, engine: &mut Engine, setting: Setting) -> Result<Option<String>, String> {
-        (self.set)(engine, setting)
-    }
-}
-
-fn number(s: Setting) -> i64 {
-    match s {
-        Setting::Number(n) => n,
-        _ => 0,
-    }
-}
-
-fn flag(s: Setting) -> bool {
-    matches!(s, Setting::Flag(true))
 }
 
 /// Every option, in handshake order.
 pub const OPTIONS: &[EngineOption] = &[
-    EngineOption {
-        name: "Hash",
-        kind: Kind::Spin { min: 1, max: 65536, default: 64 },
-        set: |e, s| e.set_hash_mb(number(s) as usize),
-    },
-    EngineOption {
-        name: "Threads",
-        kind: Kind::Spin { min: 1, max: 1024, default: 1 },
-        set: |e, s| Ok(e.set_threads(number(s) as usize)),
-    },
-    EngineOption { name: "Clear Hash", kind: Kind::Button, set: |e, _| Ok(e.clear_hash()) },
-    EngineOption {
-        name: "MultiPV",
-        kind: Kind::Spin { min: 1, max: 256, default: 1 },
-        set: |e, s| Ok(e.set_multipv(number(s) as usize)),
-    },
+    EngineOption { name: "Hash", kind: Kind::Spin { min: 1, max: MAX_HASH_MB, default: 64 }, id: OptionId::Hash },
+    EngineOption { name: "Threads", kind: Kind::Spin { min: 1, max: MAX_THREADS, default: 1 }, id: OptionId::Threads },
+    EngineOption { name: "Clear Hash", kind: Kind::Button, id: OptionId::ClearHash },
+    EngineOption { name: "MultiPV", kind: Kind::Spin { min: 1, max: 256, default: 1 }, id: OptionId::MultiPv },
     EngineOption {
         name: "Move Overhead",
         kind: Kind::Spin { min: 0, max: 5000, default: 30 },
-        set: |e, s| Ok(e.set_move_overhead_ms(number(s) as u64)),
+        id: OptionId::MoveOverhead,
     },
-    // GUIs show their ponder switch only when an engine lists this option; the engine
-    // ponders whenever the GUI sends `go ponder`, whatever its value.
-    EngineOption { name: "Ponder", kind: Kind::Check { default: false }, set: |_, _| Ok(None) },
-    EngineOption {
-        name: "UCI_Chess960",
-        kind: Kind::Check { default: false },
-        set: |e, s| Ok(e.set_chess960(flag(s))),
-    },
-    EngineOption { name: "UCI_ShowWDL", kind: Kind::Check { default: false }, set: |e, s| Ok(e.set_show_wdl(flag(s))) },
-    EngineOption {
-        name: "SyzygyPath",
-        kind: Kind::Text,
-        set: |_, s| {
-            Ok(match s {
-                Setting::Text(path) if !path.is_empty() => {
-                    Some(format!("SyzygyPath '{path}' accepted; pnmate does not use tablebases yet"))
-                }
-                _ => None,
-            })
-        },
-    },
+    EngineOption { name: "Ponder", kind: Kind::Check { default: false }, id: OptionId::Ponder },
+    EngineOption { name: "UCI_Chess960", kind: Kind::Check { default: false }, id: OptionId::Chess960 },
+    EngineOption { name: "UCI_ShowWDL", kind: Kind::Check { default: false }, id: OptionId::ShowWdl },
+    EngineOption { name: "SyzygyPath", kind: Kind::Text, id: OptionId::SyzygyPath },
 ];
+
+/// The largest table, in MB (UCI `Hash`, CLI `--hash`).
+pub const MAX_HASH_MB: i64 = 65536;
+
+/// The most search threads (UCI `Threads`, CLI `--threads`).
+pub const MAX_THREADS: i64 = 1024;
 
 /// The option called `name` (case-insensitive, surrounding blanks ignored).
 pub fn find(name: &str) -> Option<&'static EngineOption> {

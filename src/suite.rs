@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 
 use crate::dfpn::monitor::Control;
 use crate::epd::{EpdEntry, Judgement, LENGTH_BANDS, band, judge};
-use crate::proof::certify::CertLimits;
-use crate::proof::{Written, write_certificate};
+use crate::error::CertError;
+use crate::proof::Written;
+use crate::proof::certify::{CertLimits, certify};
 use crate::search::Outcome;
 use crate::search::multipv::{MoveResult, rank_moves};
 use crate::search::{Params, SolveLimits, search_thread, solve};
@@ -35,7 +36,7 @@ pub struct PositionResult {
     pub keys: Vec<MoveResult>,
     /// With [`RunSettings::proofs`] and a proven result: the certificate written, or why
     /// none was.
-    pub certificate: Option<Result<Written, String>>,
+    pub certificate: Option<Result<Written, CertError>>,
 }
 
 /// Per-run settings.
@@ -95,7 +96,7 @@ pub fn run(
             };
             let certificate = settings.proofs.as_ref().filter(|_| outcome != Outcome::Unknown).map(|dir| {
                 let path = dir.join(certificate_name(i));
-                write_certificate(&entry.pos, &outcome, &tt, CertLimits::default(), &path)
+                certify(&entry.pos, &outcome, &tt, CertLimits::default()).and_then(|c| c.write(&path))
             });
             let r = PositionResult {
                 index: i,

@@ -3,9 +3,11 @@
 //! the independent checker: `src/bin/pnmate-check.rs`).
 //!
 //! This module holds the certificate as data and its encoding. The DAGs themselves are
-//! extracted from the search's table by [`crate::proof::certify`].
+//! extracted from the search's table by `certify`, which also writes them.
 
-use shakmaty::{Chess, Color, Move};
+use shakmaty::{Color, Move};
+
+use crate::error::CertError;
 
 /// What writing one certificate produced.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,27 +22,6 @@ pub struct Written {
     pub shortest: bool,
     /// Why the refutation is missing from a mate proven shortest, when it is.
     pub note: Option<String>,
-}
-
-/// Writes the certificate of `outcome` (a search of `root` without game history or root
-/// restrictions, whose results are in `tt`) to `path`.
-pub fn write_certificate(
-    root: &Chess,
-    outcome: &crate::search::Outcome,
-    tt: &crate::tt::Table,
-    limits: crate::proof::certify::CertLimits,
-    path: &std::path::Path,
-) -> Result<Written, String> {
-    let certified = crate::proof::certify::certify(root, outcome, tt, limits)?;
-    let bytes = certified.certificate.to_bytes();
-    std::fs::write(path, &bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(Written {
-        nodes: certified.certificate.node_count(),
-        bytes: bytes.len(),
-        claim: certified.certificate.claim,
-        shortest: certified.certificate.shortest,
-        note: certified.note,
-    })
 }
 
 /// The first line of every certificate.
@@ -150,20 +131,20 @@ struct Reader<'b> {
 }
 
 impl<'b> Reader<'b> {
-    fn line(&mut self) -> Result<&'b str, String> {
+    fn line(&mut self) -> Result<&'b str, CertError> {
         let rest = &self.bytes[self.at..];
-        let end = rest.iter().position(|&b| b == b'\n').ok_or("header ends early")?;
+        let end = rest.iter().position(|&b| b == b'\n').ok_or(CertError::Format("header ends early"))?;
         self.at += end + 1;
-        std::str::from_utf8(&rest[..end]).map_err(|e| e.to_string())
+        std::str::from_utf8(&rest[..end]).map_err(|_| CertError::Format("header is not UTF-8"))
     }
 
-    fn take(&mut self, n: usize) -> Result<&'b [u8], String> {
-        let s = self.bytes.get(self.at..self.at + n).ok_or("truncated")?;
+    fn take(&mut self, n: usize) -> Result<&'b [u8], CertError> {
+        let s = self.bytes.get(self.at..self.at + n).ok_or(CertError::Format("truncated"))?;
         self.at += n;
         Ok(s)
     }
 
-    fn varint(&mut self) -> Result<u64, String> {
+    fn varint(&mut self) -> Result<u64, CertError> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.take(1)?[0];
@@ -172,7 +153,7 @@ impl<'b> Reader<'b> {
                 return Ok(v);
             }
         }
-        Err("bad varint".into())
+        Err(CertError::Format("bad varint"))
     }
 }
 
@@ -224,10 +205,10 @@ impl Certificate {
 
     /// Reads a certificate written by [`Certificate::to_bytes`] (for tools and tests; it
     /// checks the layout only, nothing of the chess: that is `pnmate-check`'s work).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Certificate, String> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Certificate, CertError> {
         let mut r = Reader { bytes, at: 0 };
         if r.line()? != MAGIC {
-            return Err("not a pnmate certificate".into());
+            return Err(CertError::Format("not a pnmate certificate"));
         }
         let (mut fen, mut claim, mut shortest, mut shapes) = (None, None, false, Vec::new());
         loop {
@@ -237,23 +218,23 @@ impl Certificate {
                 "data" => break,
                 "fen" => fen = Some(value.to_string()),
                 "claim" => {
-                    let (what, n) = value.split_once(' ').ok_or("bad claim")?;
-                    let n: u32 = n.parse().map_err(|_| "bad claim")?;
+                    let (what, n) = value.split_once(' ').ok_or(CertError::Format("bad claim"))?;
+                    let n: u32 = n.parse().map_err(|_| CertError::Format("bad claim"))?;
                     claim = Some(match what {
                         "mate" => Claim::Mate(n),
                         "mated" => Claim::Mated(n),
                         "nomate" => Claim::NoMate(n),
-                        _ => return Err("bad claim".into()),
+                        _ => return Err(CertError::Format("bad claim")),
                     });
                 }
                 "shortest" => shortest = value == "yes",
                 "section" => {
                     let f: Vec<&str> = value.split(' ').collect();
-                    let [kind, who, plies, count] = f[..] else { return Err("bad section line".into()) };
+                    let [kind, who, plies, count] = f[..] else { return Err(CertError::Format("bad section line")) };
                     let kind = if kind == "proof" { Kind::Proof } else { Kind::Disproof };
                     let attacker = if who == "white" { Color::White } else { Color::Black };
-                    let plies = plies.parse().map_err(|_| "bad plies")?;
-                    let count: usize = count.parse().map_err(|_| "bad count")?;
+                    let plies = plies.parse().map_err(|_| CertError::Format("bad plies"))?;
+                    let count: usize = count.parse().map_err(|_| CertError::Format("bad count"))?;
                     shapes.push((kind, attacker, plies, count));
                 }
                 _ => {}
@@ -276,9 +257,14 @@ impl Certificate {
             sections.push(Section { kind, attacker, plies, nodes });
         }
         if r.take(4)? != TRAILER || r.at != bytes.len() {
-            return Err("no trailer".into());
+            return Err(CertError::Format("no trailer"));
         }
-        Ok(Certificate { fen: fen.ok_or("no fen")?, claim: claim.ok_or("no claim")?, shortest, sections })
+        Ok(Certificate {
+            fen: fen.ok_or(CertError::Format("no fen"))?,
+            claim: claim.ok_or(CertError::Format("no claim"))?,
+            shortest,
+            sections,
+        })
     }
 }
 
@@ -294,7 +280,7 @@ mod tests {
             "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
             "8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1",
         ] {
-            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+            let pos: shakmaty::Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
             let moves = pos.legal_moves();
             let mut codes: Vec<u16> = moves.iter().map(|&m| move_code(m)).collect();
             codes.sort_unstable();

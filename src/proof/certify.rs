@@ -23,7 +23,8 @@ use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
 use crate::dfpn::monitor::{Control, Monitor};
 use crate::dfpn::value::Verdict;
 use crate::dfpn::{Question, Solver};
-use crate::proof::{CertNode, Certificate, Claim, Kind, Section, move_code};
+use crate::error::CertError;
+use crate::proof::certificate::{CertNode, Certificate, Claim, Kind, Section, Written, move_code};
 use crate::search::Outcome;
 use crate::tt::Table;
 
@@ -63,11 +64,11 @@ enum Fail {
 }
 
 impl Fail {
-    fn describe(self, what: &str) -> String {
+    fn of(self, section: &'static str) -> CertError {
         match self {
-            Fail::Not => format!("the {what} could not be rebuilt from the table"),
-            Fail::Budget => format!("the {what} needs more re-search than the budget allows"),
-            Fail::Size => format!("the {what} does not fit the size limit"),
+            Fail::Not => CertError::NotRebuilt { section },
+            Fail::Budget => CertError::Budget { section },
+            Fail::Size => CertError::TooLarge { section },
         }
     }
 }
@@ -317,10 +318,26 @@ pub struct Certified {
     pub note: Option<String>,
 }
 
-/// Writes the certificate of `outcome`, a result of searching `root` without game history
+impl Certified {
+    /// Writes the certificate to `path`.
+    pub fn write(&self, path: &std::path::Path) -> Result<Written, CertError> {
+        let bytes = self.certificate.to_bytes();
+        std::fs::write(path, &bytes)
+            .map_err(|e| CertError::Write { path: path.display().to_string(), reason: e.to_string() })?;
+        Ok(Written {
+            nodes: self.certificate.node_count(),
+            bytes: bytes.len(),
+            claim: self.certificate.claim,
+            shortest: self.certificate.shortest,
+            note: self.note.clone(),
+        })
+    }
+}
+
+/// Builds the certificate of `outcome`, a result of searching `root` without game history
 /// or root-move restrictions, from what `tt` holds (re-searching where it lost entries).
 /// Err says why no certificate can be written.
-pub fn certify(root: &Chess, outcome: &Outcome, tt: &Table, limits: CertLimits) -> Result<Certified, String> {
+pub fn certify(root: &Chess, outcome: &Outcome, tt: &Table, limits: CertLimits) -> Result<Certified, CertError> {
     let node = Node::new(root.clone());
     let stm = root.turn();
     let mut monitor = Monitor::new(Control::new(), None);
@@ -333,22 +350,22 @@ pub fn certify(root: &Chess, outcome: &Outcome, tt: &Table, limits: CertLimits) 
         Outcome::NoMate { moves } => {
             let mut sections = Vec::new();
             for spec in [(Kind::Disproof, stm, 2 * moves - 1), (Kind::Disproof, !stm, 2 * moves)] {
-                sections.push(build(spec).map_err(|e| e.describe("disproof"))?);
+                sections.push(build(spec).map_err(|e| e.of("disproof"))?);
             }
             let certificate = Certificate { fen, claim: Claim::NoMate(moves), shortest: false, sections };
             return Ok(Certified { certificate, note: None });
         }
-        Outcome::Unknown => return Err("nothing was proven".into()),
+        Outcome::Unknown => return Err(CertError::NothingProven),
     };
     // The refutation of one move less: none needed for a mate in 1 (nothing is shorter).
     let proof = (Kind::Proof, attacker, plies);
     let refutation = (exact && plies > 2).then(|| (Kind::Disproof, attacker, plies - 2));
-    let mut sections = vec![build(proof).map_err(|e| e.describe("proof"))?];
+    let mut sections = vec![build(proof).map_err(|e| e.of("proof"))?];
     let mut note = None;
     if let Some(spec) = refutation {
         match build(spec) {
             Ok(s) => sections.push(s),
-            Err(e) => note = Some(e.describe("refutation of a shorter mate")),
+            Err(e) => note = Some(e.of("refutation of a shorter mate").to_string()),
         }
     }
     let shortest = exact && note.is_none();

@@ -10,12 +10,11 @@
 //! own line, built and replayed by the restricted search exactly as a single result is.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use shakmaty::{Chess, Move, Position};
 
 use crate::dfpn::monitor::{Control, Monitor};
-use crate::fallback::choose_move;
+use crate::knowledge::eval::evaluate;
 use crate::search::{Outcome, Params, Search, Stats};
 use crate::tt::Table;
 
@@ -78,10 +77,8 @@ pub fn rank_moves(
     on_round: &mut dyn FnMut(Round<'_>),
 ) -> Vec<MoveResult> {
     let moves: Vec<Move> = if moves.is_empty() { root.legal_moves().into_iter().collect() } else { moves.to_vec() };
-    let mut results: Vec<MoveResult> = moves
-        .iter()
-        .map(|&mv| MoveResult { mv, outcome: Outcome::Unknown, eval: quick_eval(root, mv, &params.history) })
-        .collect();
+    let mut results: Vec<MoveResult> =
+        moves.iter().map(|&mv| MoveResult { mv, outcome: Outcome::Unknown, eval: quick_eval(root, mv) }).collect();
     results.sort_by_key(MoveResult::rank);
     let mut nodes = 0u64;
     let mut seldepth = 0u32;
@@ -132,15 +129,12 @@ fn better(new: &Outcome, old: &Outcome) -> bool {
     }
 }
 
-/// The fallback's evaluation of `mv` after a short look (side to move's view).
-fn quick_eval(root: &Chess, mv: Move, history: &[u64]) -> i32 {
+/// The static evaluation of the position after `mv` (side to move's view): a fixed
+/// order for the moves without a proven result, the same on every machine.
+fn quick_eval(root: &Chess, mv: Move) -> i32 {
     let mut after = root.clone();
     after.play_unchecked(mv);
-    match choose_move(&after, &[], history, Duration::from_millis(5), 2, None, None) {
-        Some(reply) => -reply.score,
-        // No reply: mate or stalemate; the search proves which, the order hardly matters.
-        None => 0,
-    }
+    -evaluate(&after)
 }
 
 #[cfg(test)]
