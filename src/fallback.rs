@@ -1,31 +1,20 @@
 //! The fallback move chooser: a small alpha-beta search used when no mate is proven, so
 //! that a game goes on sensibly and in time. It claims nothing: its scores are
-//! evaluations, never reported as mates.
+//! evaluations, never reported as mates. Its evaluation is the knowledge module's
+//! ([`crate::knowledge::eval`]).
 //!
-//! What it knows: material, a little mobility, and how to win basic endings: with a
-//! large material edge and no enemy pawns it drives the enemy king to the edge (to a
-//! corner of the bishop's colour with bishop and knight) and brings its own king close;
-//! in K+Q v K+R it scores the placement of all four men by a model of the distance to
-//! mate fitted to tablebase lines ([`queen_against_rook`]).
 //! It scores any repetition of a game position, or of one on its own path, as a draw, and
 //! a position where the 50-move rule applies as a draw, so a winning side keeps making
-//! progress instead of repeating. That is stricter than the rules on purpose: a draw by
-//! repetition needs a third occurrence, but an exact rule (a game position seen once
-//! searched on, a second occurrence scored as a near-draw) lets the winning side shuffle
-//! between positions it may legally repeat until the 50-move rule ends the game. As the
-//! winning side of 40 K+Q v K+R clock games against Stockfish it won 21 where this rule
-//! won 36 (README, "Won endings in clock play"). It polls the stop flag and its deadline
-//! every few hundred nodes.
+//! progress instead of shuffling between positions it may legally repeat until the
+//! 50-move rule ends the game (docs/design.md, "Fallback repetitions"). It polls the stop
+//! flag and its deadline every few hundred nodes.
 //!
 //! How it searches: iterative deepening principal variation search with a table of its
-//! own (best move and bounds per position, for ordering and cut-offs, kept by the engine
-//! between a game's moves; a repetition draw found below a position can leak into its
-//! stored score, which costs nothing but accuracy since nothing here is claimed), late
-//! quiet moves reduced by about ln(depth) ln(index) / 2 and the latest ones pruned near
-//! the leaves, reverse futility near the leaves, null move for the side not behind in
-//! material, one extra ply
-//! for a check with at most two replies, table move, killer and history ordering, and a
-//! quiescence search of captures (of every evasion when in check).
+//! own (best move and bounds per position, kept by the engine between a game's moves),
+//! late quiet moves reduced by about ln(depth) ln(index) / 2 and the latest ones pruned
+//! near the leaves, reverse futility near the leaves, null move for the side not behind in
+//! material, one extra ply for a check with at most two replies, table move, killer and
+//! history ordering, and a quiescence search of captures (of every evasion when in check).
 
 use std::time::{Duration, Instant};
 

@@ -127,21 +127,9 @@ const BUCKET: usize = 2;
 
 /// How many searches a proof stays usable after the search that stored it (or last
 /// rewrote its entry); a disproof stays for good. A proof is only as good as the line the
-/// line builder can rebuild from the proofs below it, and those entries age with it.
-/// Entries of earlier searches are the first replaced, so an old proof's subtree was lost
-/// piece by piece while the proof itself often survived: a later search that reached it
-/// (positions of the same material transpose into each other's proofs) proved its root
-/// at once and then could not show the line. In the judge's runs over the endgame suites,
-/// which share one table across positions, 5 of 140 positions (all K+B+B v K) ended as
-/// "mate proven; its line was not built", the builder's re-proofs having run out of time.
-/// Within the age a proof outranks newer unsolved entries when a slot is chosen, so its
-/// subtree stays whole; past it the proof is dropped when read, with the numbers and
-/// move that led to it. Clock play keeps its proofs from move to move (one search a
-/// move). Measured with `matejudge.py --epd endgames/*.epd --sample 140 --time 1`, found
-/// (all / K+B+B v K) against the build before, in one run each: seed 11, 67/27 against
-/// 66/25; seed 12, 63/20 against 61/19 (16 searches: 62/20); no line left unbuilt over
-/// the 140 positions of seed 12, where the build before left 5 (`go movetime 1000`
-/// through python-chess, one position after the other, as the judge sends them).
+/// builder can rebuild from the entries below it, which age with it: within the age a
+/// proof outranks newer unsolved entries, so its subtree stays whole; past it the proof
+/// is dropped when read (docs/design.md, "Proof age").
 const MAX_PROOF_AGE: u8 = 4;
 
 /// One entry in memory: four atomic words. All zero is an empty entry.
@@ -252,8 +240,7 @@ impl Slot {
 }
 
 /// One bucket, aligned to exactly one cache line, so a probe costs at most one miss.
-/// (Two entries rather than DESIGN.md's four: equal results, about 15% more nodes per
-/// second when measured.)
+/// Two entries rather than four: equal results, more nodes per second (docs/design.md).
 #[repr(C, align(64))]
 struct Bucket([Slot; BUCKET]);
 

@@ -1,6 +1,6 @@
 //! The UCI front end: the only code that reads stdin or writes stdout in UCI mode.
 //!
-//! Commands are parsed by vampirc-uci, hardened (see DESIGN.md §4): every line is
+//! Commands are parsed by vampirc-uci, hardened (docs/design.md, "UCI parsing"): every line is
 //! lossily decoded and re-joined with single spaces (so trailing whitespace and double
 //! spaces cannot trip or silently truncate the parser), and `parse_strict` runs inside
 //! `catch_unwind` and must yield exactly one message. What vampirc cannot express is

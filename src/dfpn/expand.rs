@@ -155,28 +155,14 @@ impl Expander<'_, '_> {
         Expansion::Open
     }
 
-    /// Keeps the [`NARROW_QUIET`] most promising quiet moves of an OR node that
-    /// [`narrows`] below the call's root, in a call that only looks for mates (cycles
-    /// cut). The root keeps every move: a move dropped there is lost to the whole call,
-    /// and the root's moves are few against the nodes below them (K+B+N v K
-    /// `8/2N5/8/8/8/1k2B3/8/2K5 w`, mate in 15: the root dropped 1.Kd2, which keeps the
-    /// kings' distance and takes no flight, and nothing was proven within 40M nodes;
-    /// with every root move, a mate after 270,795; 80 matetrack positions of at most six
-    /// men without queen or rook at 1M nodes 78/71 before this and the bishop's corners
-    /// of [`MateZone`](crate::knowledge::progress::MateZone), 79/75 after). Below a defender's root,
-    /// the attacker nodes of the first level are narrowed, which usually pays, but a call
-    /// that then fails on the cut is searched again with every move there (see
-    /// `Solver::solve_value`). Kept: those with the
-    /// smallest progress number, ties going to the move that leaves the defending king
-    /// the fewest flights ([`Flights`]), in that order; the flights are then added to the
-    /// kept moves' proof numbers (nodes to the first proof, `solve FEN --nodes 4000000
-    /// --hash 64`, geometric mean over two samples of 40 K+B+B v K mates of 13 moves or
-    /// more: 339,811 and 325,521 without, 313,560 and 289,330 with the flights, 332,149
-    /// with twice them; 80 matetrack positions of at most six men without queen or rook
-    /// kept 78/72 at 1M nodes). The moves left out stand for one child that fails on
-    /// this path ([`Value::repetition`]): a proof through the kept moves is a proof, and
-    /// a failure of every kept move is path-dependent, so it is neither stored nor
-    /// reported, as a failure that rests on a cut cycle is not.
+    /// Keeps the [`NARROW_QUIET`] most promising quiet moves of an attacker node below the
+    /// call's root, where the knowledge allows it, in a call that only looks for mates
+    /// (cycles cut). The root keeps every move: a move dropped there is lost to the whole
+    /// call. Kept: the smallest proof numbers, ties going to the move that leaves the
+    /// defending king the fewest flights, which are then added to the kept moves' numbers.
+    /// The moves left out stand for one child that fails on this path only
+    /// ([`Value::repetition`]): a proof through the kept moves is a proof, and a failure of
+    /// every kept move is path-dependent, so it is neither stored nor reported.
     /// Says whether it left moves out.
     fn narrow_quiet_moves(&mut self, node: &Node, narrowing: Narrowing, children: &mut Vec<Child>) -> bool {
         let start = children.iter().position(|c| c.class == MoveClass::Quiet).unwrap_or(children.len());

@@ -36,9 +36,8 @@ impl PnDn {
 
     /// The 1+ε threshold for the best child, given the second-best child's value `second`
     /// and the parent's threshold `th`: `min(th, max(second + 1, ceil(second * (1 + ε))))`
-    /// with ε = 1/2 (measured: 1/2 beat 0, 1/8, 1/4 and 1 on a 150-position matetrack
-    /// sample at 1M nodes). Always greater than `second`, so a child below `second` always gets
-    /// room to grow.
+    /// with ε = 1/2 (docs/design.md). Greater than `second` whenever `th` is (a child below
+    /// `second` gets room to grow); never above `th`, the parent's own limit.
     #[inline]
     pub fn epsilon_threshold(th: PnDn, second: PnDn) -> PnDn {
         let grown = second.0.saturating_add(second.0.div_ceil(2)).max(second.0 + 1);
@@ -90,7 +89,7 @@ mod tests {
     }
 
     #[test]
-    fn epsilon_threshold_always_grows() {
+    fn epsilon_threshold_grows_above_the_second_best_within_the_parents_limit() {
         for second in [0, 1, 2, 3, 4, 7, 100, 1 << 29] {
             let th = PnDn::epsilon_threshold(PnDn::INFINITE, PnDn(second));
             assert!(th.0 > second, "threshold {th} not above {second}");

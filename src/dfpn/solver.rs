@@ -214,12 +214,8 @@ impl<'a> Solver<'a> {
         self.knowledge.begin_call(node.pos.board());
         let mut v = self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root);
         // Below a defender's root, each attacker node of the first level is the only
-        // answer to its reply: the moves narrowing dropped there (see `expand`) are lost
-        // to the whole call, which then fails on the cut, often without a search. Such a
-        // call is searched again with every move at that level. (Never narrowing there
-        // cost more: 90 K+B+B v K mates of 10 moves or more, `solve FEN --nodes 4000000
-        // --hash 256`, first proofs within 1.3M nodes 86 against 89; with the search
-        // again, 90, and 3 positions changed, all to fewer nodes.)
+        // answer to its reply: moves set aside there are lost to the whole call, which
+        // then fails on the cut. Such a call is searched again with every move there.
         if self.set_aside.below_root && v.is_disproven() && v.path_dependent && !self.monitor.aborted() {
             self.set_aside.from = 2;
             v = self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root);

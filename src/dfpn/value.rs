@@ -104,8 +104,7 @@ impl Value {
             Some(Value::open(PnDn(e.pn), PnDn(e.dn)))
         } else if e.bound > bound && e.pn > 0 && e.dn > 0 {
             // Working numbers of a deeper search: a better first guess than the
-            // heuristic (measured: +8 found on a 150-position matetrack sample; reusing
-            // shallower numbers as well cost 27).
+            // heuristic (shallower ones are not: docs/design.md).
             Some(Value::open(PnDn(e.pn).min(PnDn::MAX_FINITE), PnDn(e.dn).min(PnDn::MAX_FINITE)))
         } else {
             None

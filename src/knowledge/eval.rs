@@ -31,13 +31,8 @@ fn distance(a: Square, b: Square) -> i32 {
 
 /// What each king step nearer a corner of the bishop's colour is worth with bishop and
 /// knight against a lone king. It outweighs the box (12 a flight square) and the kings'
-/// approach (10 a step), so the search drives the king along the edge to the mating
-/// corner instead of boxing it in near the wrong one, where a 10 s + 0.1 s clock game
-/// then runs into the 50-move rule. As the winning side of 24 K+B+N v K games of mates
-/// in 20 moves or more against Stockfish at 10 s + 0.1 s (two sets of 12 from the
-/// shared suite, the two builds' matches side by side, one per core): 24/24 won with
-/// 60, 21/24 with the 25 it was (one 50-move draw, and twice a piece lost two plies
-/// before the 50-move rule), in 1,433 plies against 1,733.
+/// approach (10 a step), so the search drives the king along the edge to the mating corner
+/// instead of boxing it in near the wrong one (docs/design.md).
 const KBN_CORNER_STEP: i32 = 60;
 
 /// The mop-up term for `strong`: push the lone (or outgunned, pawnless) enemy king to the

@@ -1,23 +1,9 @@
-//! Progress knowledge for quiet endgame mates: initial proof numbers in the spirit of
-//! df-pn+ (Nagai), where a check is not at hand and df-pn would otherwise treat every
-//! quiet move alike.
-//!
-//! In positions with few men, most mates are driven by the attacking king and pieces
-//! pushing the defending king to the edge, and with minor pieces alone into a corner.
-//! A child whose defending king stands further from that, or whose kings stand further
-//! apart, starts with a larger proof number, so the search tries the moves that make
-//! progress first. These numbers only order the search: proofs and disproofs are
-//! exactly what they were.
-//!
-//! Quiet mates repeat their manoeuvres: the bishop step that closes the box or the king
-//! step that takes the opposition proves one subtree after another. A quiet move that
-//! already proved an attacker node in the same df-pn call ([`MatingMoves`]) starts one
-//! lower. (Measured, found/best: 80 K+B+B v K positions of the shared suite at 1 s,
-//! 52/12 against 46/16 without, in one run: more mates proven, fewer of them the
-//! shortest in the second; 192 positions of the nine endgame suites at 2M nodes, 73/48
-//! against 72/49. Lowering by one plus the log2 of the move's proof count: 55/14 and
-//! 74/44. In every position, not only few-men ones: 165/155 against 168/156 on 200
-//! matetrack positions at 0.5 s.)
+//! How far a defending king is from mate in an ending of few men: the progress distance
+//! that sets the initial proof numbers of quiet moves and replies (df-pn+), so that the
+//! search tries the moves that drive the king first. Twice the king's distance from where
+//! it can be mated plus the kings' distance; fitted models of the kings' placement for
+//! bishop and knight and for two bishops; the fitted K+R v K and K+Q v K+R models where
+//! their heavy pieces are on the board. These numbers only order the search.
 
 use shakmaty::{Bitboard, Board, Color, Move, Piece, Position, Role, Square, attacks};
 
@@ -44,16 +30,9 @@ pub struct Kings {
 
 impl Kings {
     /// The kings of `node`, when it is a few-men position in which both sides have a king;
-    /// with its [`Heavy`] pieces when `models` (the df-pn call's root is one of those
-    /// endings).
-    ///
-    /// Only then: a model's numbers (4 a move, up to about 140) dwarf the edge and kings'
-    /// distances (at most 13) of sibling subtrees with other material, so where a search
-    /// from more men reaches the modelled ending in some lines only, df-pn shuns those
-    /// lines. With the models in every such node, two matetrack mates were proven far
-    /// later (`solve FEN --nodes 5000000 --hash 256`): K+Q v K+R+3P, mate in 16
-    /// (`8/3p1Q2/3p4/8/3p4/1r6/k7/2K5 w`), after 57,358 nodes before and not within 5M;
-    /// K+R+B v K+P+P, mate in 10 (`8/8/8/p2B4/k7/1R6/p7/K7 w`), 45,449 and 282,440.
+    /// with its [`Heavy`] pieces only when `models` (the df-pn call's root is one of those
+    /// endings): a model's numbers dwarf the plain distances of sibling subtrees with other
+    /// material, so df-pn would shun the lines that reach the modelled ending.
     pub fn of(node: &Node, attacker: Color, models: bool) -> Option<Kings> {
         let board = node.pos.board();
         if board.occupied().count() > MAX_MEN {
@@ -85,25 +64,8 @@ impl Kings {
     }
 
     /// How far the defending king is from being mated, in rough units: twice its distance
-    /// from where it can be mated ([`MateZone`]: the nearest corner; with a queen or rook
-    /// the nearest edge; with bishop and knight a corner of the bishop's colour) plus how
-    /// far the attacking king stands from it. Minor pieces mate a lone king only
-    /// in or next to a corner; a queen or rook mates it on any edge square, where the
-    /// corner distance would send the search after the wrong king moves. (Measured at
-    /// fixed nodes, `pnmate epd FILE --nodes N --hash 64`, found/best, corner against
-    /// edge: 40 K+R v K at 500k 33/18 against 37/21; 40 K+R+B v K+R at 1.5M 38/18 against
-    /// 40/21; 120 other endgames at 1.5M 76/50 against 80/52; 80 matetrack positions of
-    /// at most six men at 1M 78/72 either way, 80 more with a queen or rook 78/73 against
-    /// 76/71, where defenders with a queen lost most. Once or three times the edge
-    /// distance on the 40 K+R v K: 34/17 and 37/15.) For minor pieces the corner distance
-    /// counted twice rather than once cut the nodes to the first proven mate (`solve FEN
-    /// --nodes 4000000 --hash 64`, geometric mean over two samples of 40 K+B+B v K of
-    /// mates in 13 moves or more) from 375,852 to 339,811 and from 356,038 to 325,521;
-    /// three times gave 333,345 and 319,131 but lost a shortest mate on 80 matetrack
-    /// positions of at most six men without queen or rook, where twice kept 78/72.
-    /// With bishop and knight, and with two bishops, the measure is a fitted one instead
-    /// ([`bishop_and_knight_distance`], [`bishops_distance`]), and so in K+R v K and
-    /// K+Q v K+R ([`Heavy`]).
+    /// from its [`MateZone`] plus the kings' distance; a fitted measure with bishop and
+    /// knight, two bishops, and the [`Heavy`] endings.
     #[inline]
     pub fn distance(self) -> u32 {
         if let Some(heavy) = self.heavy {
@@ -123,12 +85,8 @@ impl Kings {
 
 /// The heavy pieces of an ending that has a fitted model of its distance to mate: K+R v
 /// K ([`rook_mate`]) and K+Q v K+R ([`queen_rook`]). Each model scores the placement of
-/// every man (the kings and the heavy pieces, as file and rank offsets on a turned
-/// board) and explains far more of the mate distance on held-out tablebase lines than
-/// the edge and kings' distances of [`MateZone::Edge`] do: 96% against 75% in K+R v K;
-/// in K+Q v K+R 85% against 69% (nine tables of plain distances) when it was fitted to
-/// the suite's lines alone, 80% of the lines and 81% of their siblings as fitted now
-/// (see [`queen_rook`]).
+/// every man and explains far more of the mate distance on held-out tablebase lines than
+/// the plain edge and kings' distances do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Heavy {
     /// The attacker's rook against a bare king.
@@ -174,44 +132,14 @@ impl Heavy {
 /// The units of the [`Heavy`] models (20 a move) to one unit of the progress distance:
 /// 4 a move, where the edge and kings' distances they replace count 2 an edge step and 1
 /// a kings' step.
-///
-/// Measured in K+Q v K+R on two samples of 40 mates of 10 to 20 moves from the shared
-/// suite (`solve FEN --nodes 1500000 --hash 256`, nodes to the first proof; with the edge
-/// and kings' distances, then the model at 20 a move divided by 3, 5, 7 and 10), proven
-/// within 1M nodes: 21 and 20; 20 and 24, 22 and 23, 19 and 23, 21 and 22; within 500k:
-/// 16 and 14; 19 and 21, 21 and 22, 19 and 21, 19 and 21. The longest of them are
-/// proven less often within 3M nodes (28 and 29 of 40 without, 26 and 26 with 5): the
-/// model speeds the mates a second proves, not the ones beyond it. The judge at 1 s
-/// (`matejudge.py --epd ../shared/epd/KQvKR1000pv.epd --sample 100 --seed 51 --time 1`,
-/// both builds in one run): 27 found against 23. In K+R v K, on two samples of 40 mates
-/// of 14 to 16 moves (3M nodes, all 80 proven either way), geometric mean of the nodes
-/// to the first proof 326,600 and 315,764 with the edge and kings' distances, 282,608
-/// and 293,439 with the model at 5 (286,965 and 296,087 on the first at 10 and 3); the
-/// slowest of each sample 707,530 and 777,281 before, 460,902 and 744,777 after.
 const HEAVY_UNITS: u32 = 5;
 
 /// The progress distance of a K+B+N v K position from its kings alone: twice the mate
-/// distance, in moves, that an additive model of the kings' placement predicts.
-///
-/// Each table holds the mean mate distance (20 a move, its smallest entry 0) that goes
-/// with one feature: the defending king's distance to the nearer corner of the bishop's
-/// colour ([`MateZone::BishopCorner`]), to the nearer other corner and to the edge, the
-/// kings' distance, and the attacking king's distance to that mating corner. They are the
-/// least-squares fit (ridge 5) of the model to the mate distances along the tablebase
-/// lines of the shared K+B+N v K suite's half (13,344 positions with the mating side to
-/// move; `epd/tools/fit_progress.py kbn FILE`): fit on a random half of the lines, it
-/// explains 88% of the variance of the mate distance on the other half, twice the
-/// corner distance plus the kings' distance 66%. What it adds: the edge counts apart
-/// from the corner, the kings stand best a knight's jump apart (distance 2), and the
-/// attacking king belongs two or three steps from the mating corner.
-///
-/// Measured against twice the corner steps plus the kings' distance, nodes to the first
-/// proof (`solve FEN --nodes N --hash 256`): 65 positions 15 to 19 moves from mate, one
-/// from each of 65 lines of the fit's held-out half, at 1.3M nodes 12 proven against 2
-/// (8 with tables fit on the other half alone, `--half`); the suite half's 39 mates of
-/// 10 to 21 moves at 2M, 13 either way (13 to 17 with other scales and tie-breaks of the
-/// model: proofs there hang on where the search happens to start); 16 mates of 22 to 30
-/// moves at 3M, none either way.
+/// distance an additive model of the kings' placement predicts. Each table holds the mean
+/// mate distance (20 a move) that goes with one feature: the defending king's distance to
+/// the nearer corner of the bishop's colour, to the nearer other corner and to the edge,
+/// the kings' distance, and the attacking king's distance to the mating corner. Fitted to
+/// the tablebase lines of `epd/public/endgames/KBNvK500pv.epd` by `tools/fit_progress.py kbn`.
 const fn bishop_and_knight_distance(attacker: usize, defender: usize, dark: bool) -> u8 {
     const CORNER: [u32; 8] = [0, 15, 50, 92, 121, 139, 151, 157];
     const OTHER_CORNER: [u32; 8] = [157, 151, 139, 121, 92, 50, 15, 0];
@@ -229,25 +157,10 @@ const fn bishop_and_knight_distance(attacker: usize, defender: usize, dark: bool
 }
 
 /// The progress distance of a K+B+B v K position from its kings alone, as
-/// [`bishop_and_knight_distance`] does it for bishop and knight: twice the mate distance
-/// (in moves) that an additive model predicts from the defending king's distance to the
-/// nearest corner and to the edge, the kings' distance, and the attacking king's
-/// distance to that corner (of two corners equally near the defending king, the one
-/// nearer the attacking king). Fit to the mate distances along the first half of the
-/// tablebase lines of the shared K+B+B v K suite's half (`epd/tools/fit_progress.py kbb
-/// FILE --half`; 7,049 positions with the bishops' side to move on all its lines), so
-/// that the other half measures it: on held-out halves such a fit explains 89% of the
-/// variance, twice the corner distance plus the kings' distance 63%. It puts the
-/// attacking king two steps from the corner the defending king is driven to, and the
-/// kings a knight's jump apart.
-///
-/// Measured on positions of the half's other lines, nodes to the first proof (`solve FEN
-/// --nodes N --hash 256`), geometric mean against twice the corner distance plus the
-/// kings' distance: 40 mates of 14 to 19 moves 201,207 against 255,372 (2M nodes, every
-/// one proven either way); 40 mates in 17 or more or mated in 15 or more 334,958 against
-/// 445,875 (3M; 40 within 1.3M against 39); 70 positions 13 to 19 moves from mate, one
-/// from each of 70 lines, 121,509 against 146,657. The sum divided by 7 or 15 instead of
-/// 10: 202,437 and 199,860 on the first 40.
+/// [`bishop_and_knight_distance`] does it: the defending king's distance to the nearest
+/// corner and to the edge, the kings' distance, and the attacking king's distance to that
+/// corner. Fitted by `tools/fit_progress.py kbb` to the first half of the lines of
+/// `epd/public/endgames/KBBvK500pv.epd`.
 const fn bishops_distance(attacker: usize, defender: usize) -> u8 {
     const CORNER: [u32; 4] = [0, 24, 50, 66];
     const EDGE: [u32; 4] = [0, 49, 86, 113];
@@ -335,15 +248,7 @@ pub enum MateZone {
     /// Any corner: minor pieces and pawns (two knights, a bishop and pawns, ...).
     Corner,
     /// A corner of the colour of the attacker's bishop, where one bishop and one knight
-    /// (pawns beside them or not) face a lone king: they mate only there, and a king
-    /// driven into the other two corners must be driven out again. Counted as king steps
-    /// to the nearer of the two. (Measured when this counted steps along files and ranks,
-    /// 0 in the corner to 7 on the long diagonal between them, and entered the progress
-    /// numbers as twice the corner distance does, on the 48 K+B+N v K mates of up to 22
-    /// moves of the shared suite's half, `pnmate epd FILE --nodes N --hash 64`, found/best: at 1.2M
-    /// nodes 8/4 with any corner, 12/6 with the bishop's; at 2M 10/5 and 13/7. With
-    /// the distance counted 3, 4, 5 or 8 times instead of twice: 12/7, 13/7, 13/6 and
-    /// 12/7 at 1.2M, within noise of twice.)
+    /// face a lone king: they mate only there.
     BishopCorner { dark: bool },
     /// Any corner, where two bishops (pawns beside them or not) face a lone king, counted
     /// as king steps to the nearest.

@@ -28,10 +28,8 @@ use crate::knowledge::{self, Ending, FarBounds};
 /// mate is not held up by hard disproofs of short bounds.
 const LADDER: [u32; 18] = [3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 90, 128, 181, 256, 362, 512, 724, 1000];
 
-/// The rungs above the near bound that are asked as far bounds. Measured on 80 matetrack
-/// positions #20+ at 2 s (found/best): 2 alone 32/31, 2 and 4 37/33, 2 to 4 39/37, 2 to
-/// 5 44/41, 2 to 6 41/40, 2 to 7 40/38; and on 200 matetrack positions of any length at
-/// 1 s, 2 alone 162/155, 2 to 5 178/170. (As a single far bound, 2 had beaten 1, 3, 5.)
+/// The rungs above the near bound that are asked as far bounds (docs/design.md, "Far
+/// bounds").
 const FAR_RUNGS: std::ops::RangeInclusive<usize> = 2..=5;
 
 /// The long bound of the analysis of an endgame of few men (moves), where the ending's

@@ -3,7 +3,7 @@
 
 Draws a mixed set of won positions (per kind, `--per-kind` of them, seeded): K+B+B v K
 mates of 10 moves or more, K+B+N v K of 20 or more, K+R v K of 10 or more and K+Q v K+R
-of 20 or more from the shared suites, and random K+Q v K placements with the queen's
+of 20 or more from the public suites, and random K+Q v K placements with the queen's
 side to move (the queen not hanging). The engine plays the winning side, Stockfish the
 other, both through python-chess `engine.play` with a real clock (10 s + 0.1 s each) and
 the game's moves sent as history. A game counts only when it ends in checkmate; the
@@ -13,7 +13,7 @@ claim, or a flag. `--jobs 2` plays two games at once (one per core: each game's 
 engines take turns). Prints one line per game and a summary.
 
 Run from the repository root:
-  python3 epd/tools/won_endings.py --engine target/release/pnmate --seed 5401 --jobs 2
+  python3 tools/won_endings.py --engine target/release/pnmate --seed 5401 --jobs 2
 Needs: pip install chess, and Stockfish (apt-get install stockfish).
 """
 import argparse
@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 import chess
 import chess.engine
 
-SUITES = '../shared/epd'
+SUITES = 'epd/public'
 KINDS = [
     ('K+B+B v K', 'endgames/KBBvK500pv.epd', 10),
     ('K+B+N v K', 'endgames/KBNvK500pv.epd', 20),
@@ -115,7 +115,7 @@ def main():
     parser.add_argument('--per-kind', type=int, default=4)
     parser.add_argument('--jobs', type=int, default=1)
     parser.add_argument('--hash', type=int, default=256)
-    parser.add_argument('--suites', default=SUITES, help='the folder of the shared suites')
+    parser.add_argument('--suites', default=SUITES, help='the folder of the public suites')
     args = parser.parse_args()
     rng = random.Random(args.seed)
     games = []

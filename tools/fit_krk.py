@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fits the K+R v K model of the prover's progress numbers and writes it as Rust
-(src/search/rook_mate.rs), as fit_kqkr.py does for K+Q v K+R.
+(src/knowledge/fitted/rook_mate.rs), as fit_kqkr.py does for K+Q v K+R.
 
 Walks the tablebase lines of an EPD suite of K+R v K mates (`FEN bm #N; PV: ...;`),
 takes every position on them with the rook's side to move and the rook on the board,
@@ -15,7 +15,7 @@ Prints the variance explained on held-out halves of the lines, the model against
 measure it replaced (twice the defending king's edge distance plus the kings' distance)
 and against tables of those two distances, then writes the tables in units of 20 a move,
 each table's smallest entry 0. Run from the repository root:
-  python3 epd/tools/fit_krk.py ../shared/epd/KRvK1000pv.epd src/search/rook_mate.rs
+  python3 tools/fit_krk.py epd/public/KRvK1000pv.epd src/knowledge/fitted/rook_mate.rs
 Needs: pip install chess numpy.
 """
 import sys
@@ -63,7 +63,7 @@ def main(path, target):
     for seed, scores in held_out(lines, y, (xn, xo, xt)):
         print(f'held-out half {seed}: model explains {scores[0]:.3f}, twice the edge plus the kings\' distance '
               f'{scores[1]:.3f}, tables of those two {scores[2]:.3f} (ridge {RIDGE})')
-    write_tables(target, 'epd/tools/fit_krk.py', rust_table(fitted_tables(xn, y, SIZES), OFFSETS))
+    write_tables(target, 'tools/fit_krk.py', rust_table(fitted_tables(xn, y, SIZES), OFFSETS), 'rook_mate')
 
 
 if __name__ == '__main__':

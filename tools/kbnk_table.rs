@@ -1,5 +1,5 @@
 //! A K+B+N v K distance-to-mate table of the whole ending, made by retrograde analysis,
-//! for `epd/tools/endgame_clock.py`, which plays the mating side of K+B+N v K clock games
+//! for `tools/endgame_clock.py`, which plays the mating side of K+B+N v K clock games
 //! against the table's perfect defence.
 //!
 //! ```text

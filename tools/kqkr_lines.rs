@@ -1,4 +1,4 @@
-//! Training positions for the K+Q v K+R model (`src/search/queen_rook.rs`), from a
+//! Training positions for the K+Q v K+R model (`src/knowledge/fitted/queen_rook.rs`), from a
 //! distance-to-mate table of the whole ending made here by retrograde analysis.
 //!
 //! ```text
@@ -15,8 +15,8 @@
 //! another white move that keeps the win and black's best reply to it. The model has to
 //! rank exactly those: the positions after a good move and after its siblings. With a
 //! suite of K+Q v K+R mates (`FEN bm #N;`) it also counts the suite's mate lengths the
-//! table agrees with. `epd/tools/fit_kqkr.py` fits the model to OUT. `tables` writes
-//! the tables themselves for `epd/tools/endgame_clock.py`, which plays the queen's side of
+//! table agrees with. `tools/fit_kqkr.py` fits the model to OUT. `tables` writes
+//! the tables themselves for `tools/endgame_clock.py`, which plays the queen's side of
 //! K+Q v K+R clock games against the tables' perfect defence.
 //!
 //! The table is only a measuring and fitting tool: the engine never reads it.

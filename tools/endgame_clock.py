@@ -14,9 +14,9 @@ to mate) and a summary.
 
 Run from the repository root:
   cargo run --release --example kqkr_lines -- tables /tmp/kqkr
-  python3 epd/tools/endgame_clock.py --ending kqkr --tables /tmp/kqkr --engine target/release/pnmate --games 60 --seed 11
+  python3 tools/endgame_clock.py --ending kqkr --tables /tmp/kqkr --engine target/release/pnmate --games 60 --seed 11
   cargo run --release --example kbnk_table -- /tmp/kbnk
-  python3 epd/tools/endgame_clock.py --ending kbnk --tables /tmp/kbnk --engine target/release/pnmate --games 60 --seed 11
+  python3 tools/endgame_clock.py --ending kbnk --tables /tmp/kbnk --engine target/release/pnmate --games 60 --seed 11
 Needs: pip install chess numpy.
 """
 import argparse

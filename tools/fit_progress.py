@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fits the prover's progress distances of quiet mates against a lone king
-(src/search/progress.rs: `bishop_and_knight_distance`, `bishops_distance`).
+(src/knowledge/progress.rs: `bishop_and_knight_distance`, `bishops_distance`).
 
 Walks the tablebase lines of an EPD suite of K+B+N v K or K+B+B v K mates (`FEN bm #N;
 PV: ...;`), takes every position on them with the mating side to move and all four men
@@ -17,8 +17,8 @@ replaced: twice the corner distance plus the kings' distance) and the tables in 
 of 20 a move, each table's smallest entry 0. `--half` fits on the first half of the
 lines only (the split the held-out figures use first), to measure on the other half.
 Run from the repository root:
-  python3 epd/tools/fit_progress.py kbn ../shared/epd/endgames/KBNvK500pv.epd
-  python3 epd/tools/fit_progress.py kbb ../shared/epd/endgames/KBBvK500pv.epd
+  python3 tools/fit_progress.py kbn epd/public/endgames/KBNvK500pv.epd
+  python3 tools/fit_progress.py kbb epd/public/endgames/KBBvK500pv.epd
 Needs: pip install chess numpy.
 """
 import sys
