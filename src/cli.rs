@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 use pnmate::chess::position::{parse_fen, san_line, to_fen, uci_for};
 use pnmate::proof::certify::{CertLimits, certify};
 use pnmate::search::{Event, Params, SolveLimits, solve};
-use pnmate::{Outcome, Table};
+use pnmate::{MateBound, Outcome, Table};
 use shakmaty::Chess;
 
 /// pnmate: a proof-number mate prover. Without a subcommand it speaks UCI on stdin/stdout.
@@ -95,7 +95,7 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
             );
         }
     };
-    let params = Params { mate, threads, ..Params::default() };
+    let params = Params { mate: mate.and_then(|m| MateBound::new(m.into())), threads, ..Params::default() };
     let limits = SolveLimits { nodes, time };
     // Deep bounds recurse deeply: search on a thread with a large stack.
     let searched = std::thread::scope(|scope| {
@@ -188,7 +188,7 @@ fn run_all_keys(pos: &Chess, mate: u32, limits: SolveLimits, tt: &Table, threads
     use pnmate::search::multipv::rank_moves;
     let control = Control::new();
     control.set_deadline(limits.time);
-    let params = Params { mate: Some(mate), threads, ..Params::default() };
+    let params = Params { mate: MateBound::new(mate.into()), threads, ..Params::default() };
     tt.new_search();
     let searched = std::thread::scope(|scope| {
         pnmate::search::search_thread("pnmate-solve")
@@ -404,8 +404,8 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     }
     let bound_of = move |e: &pnmate::epd::EpdEntry| match mode {
         MateMode::Open => None,
-        MateMode::Bm => e.bm.map(|b| b.unsigned_abs()),
-        MateMode::Fixed(n) => Some(n),
+        MateMode::Bm => e.bm.and_then(|b| MateBound::new(b.unsigned_abs().into())),
+        MateMode::Fixed(n) => MateBound::new(n.into()),
     };
 
     let bar = ProgressBar::new(entries.len() as u64);

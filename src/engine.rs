@@ -744,7 +744,8 @@ mod tests {
         assert_eq!(prover_time(&fixed, budget), ms(970) - FALLBACK_AFTER_STOP);
         // A short budget keeps half for the fallback's move.
         assert_eq!(prover_time(&fixed, ms(20)), ms(10));
-        let mate = Limits { mate: Some(5), movetime: Some(ms(1000)), ..Limits::default() };
+        let mate =
+            Limits { mate: crate::chess::mate_len::MateBound::new(5), movetime: Some(ms(1000)), ..Limits::default() };
         assert_eq!(prover_time(&mate, budget), ms(970) - FALLBACK_AFTER_STOP);
         let clock = crate::limits::Clock { wtime: Some(ms(60_000)), ..Default::default() };
         let game = Limits { clock: Some(clock), ..Limits::default() };

@@ -21,7 +21,7 @@ pub mod suite;
 pub mod tt;
 pub mod uci;
 
-pub use chess::mate_len::MateLen;
+pub use chess::mate_len::{MateBound, MateLen};
 pub use error::{EpdError, SetupError, UciError};
 pub use search::{Event, Outcome, Params, Stats};
 pub use tt::Table;

@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use shakmaty::Color;
 
+use crate::chess::mate_len::MateBound;
+
 /// The fallback search's depth (plies) when `go depth` does not give one.
 pub const DEFAULT_FALLBACK_DEPTH: u32 = 64;
 
@@ -26,8 +28,8 @@ pub struct Clock {
 /// Everything a `go` command can ask for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
-    /// Mate bound in moves (`go mate N`).
-    pub mate: Option<u64>,
+    /// Mate bound (`go mate N`).
+    pub mate: Option<MateBound>,
     /// `go depth D`, in plies: the prover's mate bound (when no `mate` is given) and the
     /// fallback's depth, within a time that grows with D (see [`Limits::time_budget`]).
     pub depth: Option<u64>,
@@ -48,10 +50,8 @@ pub struct Limits {
 impl Limits {
     /// The mate bound in moves the prover gets: `mate`, else the moves that fit in `depth`
     /// plies (a mate in M takes 2M - 1 plies: M = ceil(D / 2)), else none.
-    pub fn mate_bound(&self) -> Option<u32> {
-        self.mate
-            .or(self.depth.map(|d| d.div_ceil(2)))
-            .map(|n| n.clamp(1, u64::from(crate::chess::mate_len::MAX_MATE_MOVES)) as u32)
+    pub fn mate_bound(&self) -> Option<MateBound> {
+        self.mate.or(self.depth.map(MateBound::within_plies))
     }
 
     /// The fallback search's depth in plies: `depth`, else [`DEFAULT_FALLBACK_DEPTH`].
@@ -119,13 +119,15 @@ mod tests {
 
     #[test]
     fn mate_bound_prefers_mate_over_depth() {
-        let l = Limits { mate: Some(3), depth: Some(9), ..Limits::default() };
-        assert_eq!(l.mate_bound(), Some(3));
+        let l = Limits { mate: MateBound::new(3), depth: Some(9), ..Limits::default() };
+        assert_eq!(l.mate_bound(), MateBound::new(3));
         let l = Limits { depth: Some(100_000), ..Limits::default() };
-        assert_eq!(l.mate_bound(), Some(crate::chess::mate_len::MAX_MATE_MOVES));
+        assert_eq!(l.mate_bound(), Some(MateBound::LONGEST));
         // Depth is plies: a mate within 9 plies is a mate in at most 5 moves.
         let l = Limits { depth: Some(9), ..Limits::default() };
-        assert_eq!((l.mate_bound(), l.fallback_depth()), (Some(5), 9));
+        assert_eq!((l.mate_bound(), l.fallback_depth()), (MateBound::new(5), 9));
+        assert_eq!(MateBound::new(0), None);
+        assert_eq!(MateBound::new(u64::MAX), Some(MateBound::LONGEST));
         assert_eq!(Limits::default().fallback_depth(), DEFAULT_FALLBACK_DEPTH);
     }
 

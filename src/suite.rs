@@ -6,6 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::chess::mate_len::MateBound;
 use crate::dfpn::monitor::Control;
 use crate::epd::{EpdEntry, Judgement, LENGTH_BANDS, band, judge};
 use crate::error::CertError;
@@ -69,7 +70,7 @@ pub fn certificate_name(index: usize) -> String {
 pub fn run(
     entries: &[EpdEntry],
     settings: &RunSettings,
-    bound_of: &(dyn Fn(&EpdEntry) -> Option<u32> + Sync),
+    bound_of: &(dyn Fn(&EpdEntry) -> Option<MateBound> + Sync),
     on_result: &(dyn Fn(&PositionResult) + Sync),
 ) -> Vec<PositionResult> {
     let next = AtomicUsize::new(0);
@@ -128,7 +129,7 @@ pub fn run(
 fn all_keys(entry: &EpdEntry, moves: u32, settings: &RunSettings, tt: &Table) -> (Vec<MoveResult>, u64) {
     let control = Control::new();
     control.set_deadline(settings.limits.time);
-    let params = Params { mate: Some(moves), threads: settings.threads, ..Params::default() };
+    let params = Params { mate: MateBound::new(moves.into()), threads: settings.threads, ..Params::default() };
     let mut nodes = 0;
     let results = rank_moves(&entry.pos, &params, &[], tt, &control, settings.limits.nodes, &mut |round| {
         nodes = round.stats.nodes;

@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use vampirc_uci::{UciMessage, UciTimeControl, parse_strict};
 
+use crate::chess::mate_len::MateBound;
 use crate::chess::position::{uci_in, uci_line_in};
 use crate::engine::{Engine, EngineEvent, Sink};
 use crate::error::UciError;
@@ -121,7 +122,8 @@ fn parse_position(args: &[&str]) -> Result<Command, UciError> {
 
 /// `go`: vampirc-uci parses what it can express; a pre-pass of ours takes out of the line
 /// what it cannot, first:
-/// - `mate`, `depth` and `movestogo` above 255 (vampirc holds them in a `u8` and panics);
+/// - `mate N`, parsed here alone into a [`MateBound`];
+/// - `depth` and `movestogo` above 255 (vampirc holds them in a `u8` and panics);
 /// - `ponder`, `infinite` and `movetime` beside clock fields (vampirc keeps one
 ///   time-control group, and the clock's replaces the others).
 fn parse_go(args: &[&str]) -> Result<Command, UciError> {
@@ -135,7 +137,10 @@ fn parse_go(args: &[&str]) -> Result<Command, UciError> {
         let (key, value) = (args[i], args.get(i + 1).copied());
         let wide = value.and_then(|v| v.parse::<u64>().ok()).filter(|&n| n > 255);
         match (key, wide, value) {
-            ("mate", Some(n), _) => limits.mate = Some(n),
+            ("mate", _, Some(v)) => {
+                let moves = v.parse::<u64>().map_err(|_| bad(format!("'mate {v}': not a number")))?;
+                limits.mate = Some(MateBound::new(moves).ok_or_else(|| bad("'mate 0': want at least 1".into()))?);
+            }
             ("depth", Some(n), _) => limits.depth = Some(n),
             ("movestogo", Some(n), _) => wide_movestogo = Some(n),
             ("movetime", _, Some(v)) if has_clock => {
@@ -181,13 +186,9 @@ fn parse_go(args: &[&str]) -> Result<Command, UciError> {
         None => {}
     }
     if let Some(sc) = search_control {
-        limits.mate = limits.mate.or(sc.mate.map(u64::from));
         limits.depth = limits.depth.or(sc.depth.map(u64::from));
         limits.nodes = sc.nodes;
         limits.searchmoves = sc.search_moves.iter().map(|m| m.to_string()).collect();
-    }
-    if limits.mate == Some(0) {
-        return Err(bad("'mate 0': want at least 1".into()));
     }
     Ok(Command::Go(limits))
 }
@@ -406,7 +407,7 @@ mod tests {
     #[test]
     fn hardened_go_parsing() {
         let Command::Go(l) = parse_command("go mate 1000").unwrap() else { panic!() };
-        assert_eq!(l.mate, Some(1000));
+        assert_eq!(l.mate, MateBound::new(1000));
         let Command::Go(l) = parse_command("go ").unwrap() else { panic!() };
         assert_eq!(l, Limits::default());
         let Command::Go(l) = parse_command("go depth 300 movestogo 400 wtime 1000 btime 2000").unwrap() else {
@@ -422,7 +423,7 @@ mod tests {
         assert_eq!(l.clock.unwrap().wtime, Some(Duration::ZERO));
         let Command::Go(l) = parse_command("go searchmoves e2e4 d2d4 mate 3").unwrap() else { panic!() };
         assert_eq!(l.searchmoves, vec!["e2e4", "d2d4"]);
-        assert_eq!(l.mate, Some(3));
+        assert_eq!(l.mate, MateBound::new(3));
         let Command::Go(l) = parse_command("go ponder wtime 100 btime 100").unwrap() else { panic!() };
         assert!(l.ponder);
         assert!(parse_command("go mate").is_err());

@@ -3,6 +3,7 @@
 //! to "mate within N?" must equal that of a plain minimax that counts every position of
 //! the game and of the line as FIDE does and lets the defender claim whenever it may.
 
+use pnmate::MateBound;
 use pnmate::search::{Params, SolveLimits, solve};
 use pnmate::{Outcome, Table};
 use shakmaty::{Chess, Color, EnPassantMode, Move, Position, zobrist::Zobrist64};
@@ -147,7 +148,7 @@ fn history_rule_matches_a_brute_force_with_fide_claims() {
         let brute = shortest(&seen);
         let mattered = brute != shortest(&[hash(&pos)]);
         tt.clear();
-        let params = Params { mate: Some(n), history: history.clone(), ..Params::default() };
+        let params = Params { mate: MateBound::new(u64::from(n)), history: history.clone(), ..Params::default() };
         let (outcome, _) = solve(&pos, params, SolveLimits::default(), &tt, &mut |_| {});
         let fen = pnmate::chess::position::to_fen(&pos);
         match (brute, &outcome) {

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use pnmate::MateBound;
 use pnmate::epd::parse_line;
 use pnmate::proof::verify::verify_line;
 use pnmate::search::{Params, SolveLimits, solve};
@@ -36,7 +37,7 @@ fn check_mates_on(name: &str, min_positions: usize, threads: usize) {
     for (line, e) in entries {
         let bm = e.bm.unwrap_or_else(|| panic!("{name}: no bm in {line}"));
         tt.clear();
-        let params = Params { mate: Some(bm.unsigned_abs()), threads, ..Params::default() };
+        let params = Params { mate: MateBound::new(u64::from(bm.unsigned_abs())), threads, ..Params::default() };
         let limits = SolveLimits { nodes: Some(50_000_000), time: None };
         let (outcome, _) = solve(&e.pos, params, limits, &tt, &mut |_| {});
         let (moves, exact) = match &outcome {
@@ -105,7 +106,7 @@ fn check_no_mates(threads: usize) {
         let n = no_mate_bound(&line).unwrap_or_else(|| panic!("no 'nm N' in {line}"));
         assert!(e.bm.is_none(), "{line}");
         tt.clear();
-        let params = Params { mate: Some(n), threads, ..Params::default() };
+        let params = Params { mate: MateBound::new(u64::from(n)), threads, ..Params::default() };
         let (outcome, _) = solve(&e.pos, params, SolveLimits::default(), &tt, &mut |_| {});
         assert_eq!(outcome, Outcome::NoMate { moves: n }, "{} on {threads} threads", e.fen);
     }
@@ -116,8 +117,13 @@ fn one_megabyte_table_still_solves_a_mate_in_5_exactly() {
     let entries = suite("mates.epd");
     let (_, e) = entries.iter().find(|(_, e)| e.bm == Some(5)).expect("a mate in 5");
     let tt = Table::new(1);
-    let (outcome, _) =
-        solve(&e.pos, Params { mate: Some(5), ..Params::default() }, SolveLimits::default(), &tt, &mut |_| {});
+    let (outcome, _) = solve(
+        &e.pos,
+        Params { mate: MateBound::new(5), ..Params::default() },
+        SolveLimits::default(),
+        &tt,
+        &mut |_| {},
+    );
     match outcome {
         Outcome::Mate { moves: 5, exact: true, ref pv } => verify_line(&e.pos, pv, MateLen::mate_in(5), &[]).unwrap(),
         other => panic!("{}: {other:?}", e.fen),
@@ -187,7 +193,7 @@ fn fifty_move_rule_is_the_defenders_claim() {
     let mut solve_fen = |fen: &str, mate: u32| {
         tt.clear();
         let pos = parse_fen(fen).unwrap();
-        let params = Params { mate: Some(mate), ..Params::default() };
+        let params = Params { mate: MateBound::new(u64::from(mate)), ..Params::default() };
         let (outcome, _) = solve(&pos, params, SolveLimits::default(), &tt, &mut |_| {});
         if let Outcome::Mate { moves, ref pv, .. } = outcome {
             verify_line(&pos, pv, MateLen::mate_in(moves), &[]).unwrap();
@@ -239,7 +245,7 @@ fn first_mate_with_table(fen: &str, params: Params, nodes: u64, mb: usize) -> Fi
 
 #[test]
 fn krabbes_mate_in_38_in_fewer_nodes_than_prover() {
-    let params = Params { mate: Some(38), ..Params::default() };
+    let params = Params { mate: MateBound::new(38), ..Params::default() };
     let FirstMate { pos, first, outcome } =
         first_mate("1R6/6pK/5p2/4p3/1B1p3n/8/p1p1pp2/1k3b2 w - - 0 1", params, PROVER_NODES);
     let (mate, pv, nodes) = first.unwrap_or_else(|| panic!("no mate within {PROVER_NODES} nodes: {outcome:?}"));

@@ -7,6 +7,7 @@ use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use common::{Session, assert_mating_line, bestmove, field, pos, pv_of};
+use pnmate::MateBound;
 use pnmate::chess::mate_len::{MateRange, Plies};
 use pnmate::chess::movecode::MoveCode;
 use pnmate::tt::Record;
@@ -107,7 +108,7 @@ fn concurrent_writers_never_make_an_entry_read_back_what_its_key_did_not_store()
 fn a_search_on_four_threads_proves_a_mate_in_3_shortest() {
     let root = pos("k7/8/8/3K4/8/8/8/7R w - - 0 1");
     let tt = Table::new(16);
-    let params = Params { mate: Some(5), threads: 4, ..Params::default() };
+    let params = Params { mate: MateBound::new(5), threads: 4, ..Params::default() };
     let (outcome, stats) = pnmate::search::solve(&root, params, Default::default(), &tt, &mut |_| {});
     match outcome {
         Outcome::Mate { moves: 3, exact: true, ref pv } => {

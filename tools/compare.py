@@ -181,7 +181,7 @@ def main():
 
     def progress(command, i, n):
         done[command] = i
-        print('\r' + '  '.join(f'{c.split("/")[-1]} {k}/{n}' for c, k in done.items()), end='', file=sys.stderr)
+        print('\r' + '  '.join(f'{c} {k}/{n}' for c, k in done.items()), end='', file=sys.stderr)
 
     with ThreadPoolExecutor(args.jobs) as pool:
         runs = list(pool.map(lambda c: run_engine(c, suite, args.time, args.hash, args.threads, progress),

@@ -12,6 +12,39 @@
 
 use std::fmt;
 
+/// A mate bound in moves as the user asks it (`go mate N`, `go depth D`, `--mate N`):
+/// at least 1, clamped once, here, to [`MAX_MATE_MOVES`]. It travels in this type from the
+/// parser to the driver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct MateBound(u32);
+
+impl MateBound {
+    /// The longest bound a search takes.
+    pub const LONGEST: MateBound = MateBound(MAX_MATE_MOVES);
+
+    /// A bound of `moves`, clamped to [`MateBound::LONGEST`]; None for 0.
+    pub fn new(moves: u64) -> Option<MateBound> {
+        (moves > 0).then(|| MateBound(moves.min(u64::from(MAX_MATE_MOVES)) as u32))
+    }
+
+    /// The bound of the mates that fit in `plies` (a mate in M takes 2M - 1 plies: M =
+    /// ceil(plies / 2)), at least 1.
+    pub fn within_plies(plies: u64) -> MateBound {
+        MateBound::new(plies.div_ceil(2)).unwrap_or(MateBound(1))
+    }
+
+    /// The bound in moves.
+    pub fn moves(self) -> u32 {
+        self.0
+    }
+}
+
+impl fmt::Display for MateBound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
 /// A number of plies (half-moves): a mate length or the bound of a search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Plies(u16);

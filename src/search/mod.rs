@@ -47,7 +47,7 @@ use std::time::Duration;
 
 use shakmaty::{Chess, Move, Position};
 
-use crate::chess::mate_len::{MAX_MATE_MOVES, MateLen, Plies};
+use crate::chess::mate_len::{MateBound, MateLen, Plies};
 use crate::chess::node::Node;
 use crate::chess::repetition::Repetitions;
 use crate::dfpn::monitor::Monitor;
@@ -78,7 +78,7 @@ const LINE_BUDGET: u64 = 500_000;
 #[derive(Clone, Debug, Default)]
 pub struct Params {
     /// Mate bound in moves for both questions; None keeps growing it (analysis).
-    pub mate: Option<u32>,
+    pub mate: Option<MateBound>,
     /// Root moves to consider (UCI searchmoves); None or empty: all.
     pub root_moves: Option<Vec<Move>>,
     /// Hashes of the game's positions before the root since its last pawn move or capture,
@@ -236,7 +236,7 @@ impl<'a> Search<'a> {
             return if self.root.pos.is_check() {
                 Outcome::Mated { moves: 0, exact: true, pv: Vec::new() }
             } else {
-                Outcome::NoMate { moves: self.params.mate.unwrap_or(MAX_MATE_MOVES) }
+                Outcome::NoMate { moves: self.params.mate.unwrap_or(MateBound::LONGEST).moves() }
             };
         }
         let schedule = Mutex::new(Schedule::new(self.root.pos.board(), self.root.clock(), stm, self.params.mate));
@@ -469,7 +469,7 @@ mod tests {
         let mut monitor = Monitor::new(Control::new(), None);
         let mut events = |_| {};
         let mut search =
-            Search::new(&pos, Params { mate: Some(8), ..Params::default() }, &tt, &mut monitor, &mut events);
+            Search::new(&pos, Params { mate: MateBound::new(8), ..Params::default() }, &tt, &mut monitor, &mut events);
         let outcome = search.run();
         let Outcome::Mate { moves: 8, pv, .. } = outcome else { panic!("{outcome:?}") };
         assert_eq!(uci(pv[0]), "g1a7");

@@ -106,7 +106,7 @@ pub fn rank_moves(
             nodes,
             time: control.elapsed(),
             hashfull: tt.hashfull(),
-            depth: params.mate.map_or(seldepth, |m| 2 * m),
+            depth: params.mate.map_or(seldepth, |m| 2 * m.moves()),
             seldepth,
         };
         on_round(Round { results: &results, stats });
@@ -140,12 +140,13 @@ fn quick_eval(root: &Chess, mv: Move) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::mate_len::MateBound;
     use crate::chess::position::{parse_fen, uci};
 
     fn results(fen: &str, mate: u32) -> Vec<MoveResult> {
         let pos = parse_fen(fen).unwrap();
         let tt = Table::new(16);
-        let params = Params { mate: Some(mate), ..Params::default() };
+        let params = Params { mate: MateBound::new(u64::from(mate)), ..Params::default() };
         rank_moves(&pos, &params, &[], &tt, &Control::new(), Some(20_000_000), &mut |_| {})
     }
 

@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 
 use shakmaty::{Board, Color, Move};
 
-use crate::chess::mate_len::{MAX_MATE_MOVES, Plies};
+use crate::chess::mate_len::{MAX_MATE_MOVES, MateBound, Plies};
 use crate::chess::rules::CLAIM_CLOCK;
 use crate::dfpn::Cycles;
 use crate::dfpn::value::Verdict;
@@ -228,11 +228,11 @@ pub(super) struct Schedule {
 impl Schedule {
     /// The schedule of a search of a root with `board` and halfmove `clock`, `stm` to
     /// move, under the user's bound `mate` (moves), if any.
-    pub fn new(board: &Board, clock: u32, stm: Color, mate: Option<u32>) -> Schedule {
+    pub fn new(board: &Board, clock: u32, stm: Color, mate: Option<MateBound>) -> Schedule {
         Schedule {
             sides: [Side::new(stm, true), Side::new(!stm, false)],
             phase: Phase::Short { moves: 1, side: 0 },
-            cap: mate.map_or(MAX_MATE_MOVES, |m| m.clamp(1, MAX_MATE_MOVES)),
+            cap: mate.map_or(MAX_MATE_MOVES, MateBound::moves),
             board: board.clone(),
             clock,
             user_bound: mate.is_some(),
@@ -465,7 +465,7 @@ mod tests {
     /// The schedule of a search of `fen` (bound `mate`, if any).
     fn schedule(fen: &str, mate: Option<u32>) -> Schedule {
         let pos = parse_fen(fen).unwrap();
-        Schedule::new(pos.board(), pos.halfmoves(), pos.turn(), mate)
+        Schedule::new(pos.board(), pos.halfmoves(), pos.turn(), mate.and_then(|m| MateBound::new(m.into())))
     }
 
     fn ask(step: Step) -> Ask {
