@@ -23,6 +23,7 @@ use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role};
 
 use crate::chess::movecode::MoveCode;
 use crate::chess::node::Node;
+use crate::chess::rules::FIFTY_MOVES;
 use crate::dfpn::monitor::Control;
 use crate::knowledge::eval::{evaluate, material_edge, piece_value};
 use crate::limits::DEFAULT_FALLBACK_DEPTH;
@@ -380,13 +381,13 @@ impl Fallback<'_> {
         if depth == 0 && !in_check {
             // A leaf out of check: no mate here, and the quiescence generates only what
             // it needs.
-            return if pos.halfmoves() >= 100 { 0 } else { self.quiesce(pos, alpha, beta, p) };
+            return if pos.halfmoves() >= FIFTY_MOVES { 0 } else { self.quiesce(pos, alpha, beta, p) };
         }
         let mut moves = pos.legal_moves();
         if moves.is_empty() {
             return if in_check { -MATE + p } else { 0 };
         }
-        if pos.halfmoves() >= 100 {
+        if pos.halfmoves() >= FIFTY_MOVES {
             return 0;
         }
         // A check with at most two replies costs no depth: such forcing lines decide

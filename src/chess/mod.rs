@@ -7,5 +7,4 @@ pub mod mate_len;
 pub mod movecode;
 pub mod node;
 pub mod position;
-pub mod repetition;
 pub mod rules;

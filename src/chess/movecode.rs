@@ -24,6 +24,13 @@ impl MoveCode {
         MoveCode((u16::from(from) | (u16::from(to) << 6) | (promo << 12) | (castle << 15)).max(1))
     }
 
+    /// The code without the castle flag: the move code of the certificate format
+    /// (`src/proof/FORMAT.md`: from, to, promotion role), which tells a castle by its king
+    /// and rook squares.
+    pub fn portable(self) -> u16 {
+        self.0 & 0x7fff
+    }
+
     /// The legal move of `pos` with this code, if any.
     pub fn decode(self, pos: &Chess) -> Option<Move> {
         if self == MoveCode::NONE {

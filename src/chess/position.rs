@@ -5,11 +5,11 @@ use shakmaty::{
     CastlingMode, Chess, EnPassantMode, FromSetup, Position, Setup, fen::Fen, uci::UciMove, zobrist::Zobrist64,
 };
 
+use crate::chess::rules::AUTOMATIC_DRAW_CLOCK;
 use crate::error::SetupError;
 
-/// The largest halfmove clock kept: from 150 on the game is drawn by the 75-move rule, so
-/// larger clocks mean the same and are clamped to it (never wrapped).
-pub const MAX_HALFMOVES: u32 = 150;
+/// The largest halfmove clock kept (see [`AUTOMATIC_DRAW_CLOCK`]).
+pub const MAX_HALFMOVES: u32 = AUTOMATIC_DRAW_CLOCK;
 
 /// Parses a FEN (4 to 6 fields) into a legal standard-chess position.
 ///

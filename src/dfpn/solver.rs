@@ -14,7 +14,7 @@ use shakmaty::{Color, Move, Position};
 use crate::chess::mate_len::{MateRange, Plies};
 use crate::chess::movecode::MoveCode;
 use crate::chess::node::Node;
-use crate::chess::repetition::Repetitions;
+use crate::chess::rules::Repetitions;
 use crate::dfpn::children::{Aggregate, Child, Expansion, aggregate, best_move};
 use crate::dfpn::expand::{Expander, SetAside};
 use crate::dfpn::monitor::Monitor;

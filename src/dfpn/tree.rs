@@ -6,7 +6,7 @@ use shakmaty::{Color, Move, MoveList, Position};
 
 use crate::chess::mate_len::Plies;
 use crate::chess::node::Node;
-use crate::chess::repetition::Repetitions;
+use crate::chess::rules::Repetitions;
 use crate::dfpn::query::Keys;
 use crate::dfpn::value::Value;
 use crate::tt::Table;

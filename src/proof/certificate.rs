@@ -7,6 +7,7 @@
 
 use shakmaty::{Color, Move};
 
+use crate::chess::movecode::MoveCode;
 use crate::error::CertError;
 
 /// What writing one certificate produced.
@@ -100,16 +101,10 @@ pub struct Certificate {
     pub sections: Vec<Section>,
 }
 
-/// The 16-bit code of a move: from square (bits 0-5), to square (6-11; for castling the
-/// rook's square), promotion role (12-14: 0 none, 2 knight ... 5 queen).
+/// The 16-bit code of a move in a certificate: from square (bits 0-5), to square (6-11;
+/// for castling the rook's square), promotion role (12-14: 0 none, 2 knight ... 5 queen).
 pub fn move_code(m: Move) -> u16 {
-    let (from, to, promotion) = match m {
-        Move::Normal { from, to, promotion, .. } => (from, to, promotion),
-        Move::EnPassant { from, to } => (from, to, None),
-        Move::Castle { king, rook } => (king, rook, None),
-        Move::Put { to, .. } => (to, to, None),
-    };
-    u16::from(from) | (u16::from(to) << 6) | (promotion.map_or(0, |r| r as u16) << 12)
+    MoveCode::of(m).portable()
 }
 
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {

@@ -49,7 +49,7 @@ use shakmaty::{Chess, Move, Position};
 
 use crate::chess::mate_len::{MateBound, MateLen, Plies};
 use crate::chess::node::Node;
-use crate::chess::repetition::Repetitions;
+use crate::chess::rules::Repetitions;
 use crate::dfpn::monitor::Monitor;
 use crate::dfpn::value::Verdict;
 use crate::dfpn::{Call, Cycles, RootMoves, Solver};

@@ -39,7 +39,7 @@ use std::sync::{Arc, Mutex};
 use shakmaty::{Color, Move};
 
 use crate::chess::node::Node;
-use crate::chess::repetition::Repetitions;
+use crate::chess::rules::Repetitions;
 use crate::dfpn::monitor::{Control, Monitor, Team};
 use crate::dfpn::value::Verdict;
 use crate::dfpn::{Call, Question, RootMoves, Solver};
