@@ -170,7 +170,7 @@ pub struct Engine {
     pos: Chess,
     history: Vec<u64>,
     /// Why the last `position` was rejected, until a valid one arrives.
-    position_error: Option<String>,
+    position_error: Option<SetupError>,
     tt: Arc<Table>,
     /// The fallback's table, kept between the moves of a game like the prover's.
     fallback_tt: Arc<Mutex<fallback::Table>>,
@@ -230,7 +230,7 @@ impl Engine {
                 Ok(())
             }
             Err(e) => {
-                self.position_error = Some(e.to_string());
+                self.position_error = Some(e.clone());
                 Err(e)
             }
         }
@@ -457,7 +457,7 @@ impl Engine {
 
 /// One search, as run on the search thread.
 struct Job {
-    root: Result<Chess, String>,
+    root: Result<Chess, SetupError>,
     history: Vec<u64>,
     tt: Arc<Table>,
     fallback_tt: Arc<Mutex<fallback::Table>>,
@@ -770,7 +770,7 @@ mod tests {
     fn a_job_without_a_valid_position_answers_0000() {
         let events = Arc::new(Mutex::new(Vec::new()));
         let mut j = job(&events);
-        j.root = Err("invalid FEN".into());
+        j.root = Err(SetupError::Fen { fen: "x".into(), reason: "invalid FEN".into() });
         j.run();
         let events = events.lock().unwrap();
         assert!(matches!(&events[0], EngineEvent::Note(n) if n.contains("invalid FEN")), "{events:?}");

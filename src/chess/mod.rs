@@ -2,9 +2,9 @@
 //! the rules that end a game (mate, the 50-move rule, repetitions), cheap check
 //! detection, move codes and mate lengths. Nothing here searches.
 
-pub mod checks;
+pub(crate) mod checks;
 pub mod mate_len;
 pub mod movecode;
 pub mod node;
 pub mod position;
-pub mod rules;
+pub(crate) mod rules;

@@ -3,14 +3,14 @@
 //! counting and limits, the question's tree, a node's children and their aggregation,
 //! local expansion, and the recursive search that ties them together.
 
-pub mod children;
-pub mod expand;
+pub(crate) mod children;
+pub(crate) mod expand;
 pub mod monitor;
-pub mod pndn;
-pub mod query;
-pub mod solver;
-pub mod tree;
-pub mod value;
+pub(crate) mod pndn;
+pub(crate) mod query;
+pub(crate) mod solver;
+pub(crate) mod tree;
+pub(crate) mod value;
 
-pub use solver::{Call, Question, Solver};
-pub use tree::{Cycles, RootMoves};
+pub(crate) use solver::{Call, Question, Solver};
+pub(crate) use tree::{Cycles, RootMoves};

@@ -17,14 +17,14 @@
 //! endings (their tables generated into `fitted/`), [`mating`] remembers the moves that
 //! mated in the current call.
 
-pub mod eval;
+pub(crate) mod eval;
 mod fitted;
-pub mod material;
-pub mod mating;
-pub mod progress;
-pub mod queen_rook;
-pub mod rook_mate;
-pub mod turned;
+pub(crate) mod material;
+pub(crate) mod mating;
+pub(crate) mod progress;
+pub(crate) mod queen_rook;
+pub(crate) mod rook_mate;
+pub(crate) mod turned;
 
 use shakmaty::{Board, Color, Move, Position};
 

@@ -3,7 +3,7 @@
 
 pub mod certificate;
 pub mod certify;
-pub mod line;
+pub(crate) mod line;
 pub mod verify;
 
 pub use certificate::*;

@@ -39,7 +39,7 @@
 
 pub mod multipv;
 pub(crate) mod parallel;
-pub mod report;
+pub(crate) mod report;
 pub(crate) mod schedule;
 
 use std::sync::{Arc, Mutex};
