@@ -1,12 +1,18 @@
 //! The command-line subcommands: `solve`, `epd` and `bench`.
 
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use pnmate::chess::position::{parse_fen, san_line, to_fen, uci_for};
+use pnmate::epd::{EpdEntry, Judgement, LENGTH_BANDS, parse_line};
 use pnmate::proof::certify::{CertLimits, certify};
 use pnmate::search::{Event, Params, SolveLimits, solve};
+use pnmate::suite::{PositionResult, RunSettings, Summary, run};
 use pnmate::{MateBound, Outcome, Table};
 use shakmaty::Chess;
 
@@ -261,7 +267,7 @@ pub struct SolveArgs {
     pub json: bool,
     /// Write a proof certificate of the result here (check it with `pnmate-check`).
     #[arg(long, conflicts_with = "all")]
-    pub proof: Option<std::path::PathBuf>,
+    pub proof: Option<PathBuf>,
 }
 
 /// Options of the `epd` subcommand.
@@ -269,7 +275,7 @@ pub struct SolveArgs {
 pub struct EpdArgs {
     /// Suite files (`FEN bm #N;` lines).
     #[arg(required = true)]
-    pub files: Vec<std::path::PathBuf>,
+    pub files: Vec<PathBuf>,
     /// Seconds per position.
     #[arg(long, conflicts_with = "nodes")]
     pub time: Option<f64>,
@@ -294,10 +300,10 @@ pub struct EpdArgs {
     pub shard: Option<String>,
     /// Write per-position results as JSON here.
     #[arg(long)]
-    pub json: Option<std::path::PathBuf>,
+    pub json: Option<PathBuf>,
     /// Write the solved positions back as `FEN bm #M; PV: ...;` lines here.
     #[arg(long)]
-    pub out: Option<std::path::PathBuf>,
+    pub out: Option<PathBuf>,
     /// After each mate, also find every first move that mates as fast or within the
     /// bound (same limits again) and report positions with more than one key.
     #[arg(long)]
@@ -305,7 +311,7 @@ pub struct EpdArgs {
     /// Write a proof certificate of every proven result into this directory (created if
     /// missing), named by the position's number in the run: `00001.cert`, ...
     #[arg(long)]
-    pub proofs: Option<std::path::PathBuf>,
+    pub proofs: Option<PathBuf>,
 }
 
 /// How each position's mate bound is chosen.
@@ -345,11 +351,6 @@ pub fn parse_shard(s: Option<&str>) -> Result<Option<(usize, usize)>, String> {
 
 /// Runs `epd`; returns the exit status (1 when a claim was wrong or a line bad).
 pub fn run_epd(args: &EpdArgs) -> i32 {
-    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-    use pnmate::epd::{Judgement, LENGTH_BANDS, parse_line};
-    use pnmate::suite::{RunSettings, Summary, run};
-    use std::io::IsTerminal;
-
     let (mode, shard, time) =
         match (parse_mate_mode(args.mate.as_deref()), parse_shard(args.shard.as_deref()), seconds(args.time)) {
             (Ok(m), Ok(s), Ok(t)) => (m, s, t),
@@ -358,33 +359,18 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     if let Err(e) = in_ranges(args.hash, args.threads) {
         return fail(&e);
     }
-    if time.is_none() && args.nodes.is_none() && mode == MateMode::Open {
+    let open = time.is_none() && args.nodes.is_none();
+    if open && mode == MateMode::Open {
         return fail("give --time, --nodes or --mate: an open search would never end");
     }
-    let mut entries = Vec::new();
-    for file in &args.files {
-        let text = match std::fs::read_to_string(file) {
-            Ok(t) => t,
-            Err(e) => return fail(&format!("{}: {e}", file.display())),
-        };
-        for (n, line) in text.lines().enumerate() {
-            match parse_line(line) {
-                Ok(Some(e)) => entries.push(e),
-                Ok(None) => {}
-                Err(e) => eprintln!("{}:{}: skipped: {e}", file.display(), n + 1),
-            }
-        }
-    }
-    if let Some((i, n)) = shard {
-        entries = entries.into_iter().skip(i).step_by(n).collect();
-    }
-    if mode == MateMode::Bm && time.is_none() && args.nodes.is_none() {
-        // Without a bm and without a limit the search would never end.
-        let before = entries.len();
-        entries.retain(|e| e.bm.is_some());
-        if entries.len() < before {
-            eprintln!("skipped {} positions without bm: give --time or --nodes to search them", before - entries.len());
-        }
+    let entries = match read_entries(&args.files, shard, open && mode == MateMode::Bm) {
+        Ok(entries) => entries,
+        Err(e) => return fail(&e),
+    };
+    if let Some(dir) = &args.proofs
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        return fail(&format!("{}: {e}", dir.display()));
     }
     // Jobs times threads stays within the cores unless the user asks for more.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -397,33 +383,92 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
         all_keys: args.all,
         proofs: args.proofs.clone(),
     };
-    if let Some(dir) = &args.proofs
-        && let Err(e) = std::fs::create_dir_all(dir)
-    {
-        return fail(&format!("{}: {e}", dir.display()));
-    }
-    let bound_of = move |e: &pnmate::epd::EpdEntry| match mode {
+    let bound_of = move |e: &EpdEntry| match mode {
         MateMode::Open => None,
         MateMode::Bm => e.bm.and_then(|b| MateBound::new(b.unsigned_abs().into())),
         MateMode::Fixed(n) => MateBound::new(n.into()),
     };
 
-    let bar = ProgressBar::new(entries.len() as u64);
-    if std::io::stderr().is_terminal() {
-        bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} [{elapsed_precise} eta {eta}]")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-    } else {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
+    let progress = Progress::new(entries.len());
+    let started = std::time::Instant::now();
+    let results = run(&entries, &settings, &bound_of, &|r| progress.record(r));
+    let wall = started.elapsed();
+    progress.finish();
+
+    let summary = Summary::of(&results);
+    print_summary(&summary, wall, jobs, args.threads);
+    if let Some(dir) = &args.proofs {
+        print_proofs(&results, dir);
     }
-    let counts = std::sync::Mutex::new((0usize, 0usize));
-    let on_result = |r: &pnmate::suite::PositionResult| {
-        let mut c = counts.lock().unwrap_or_else(|e| e.into_inner());
+    if args.all {
+        print_keys(&results);
+    }
+    let written = [(&args.json, json_rows(&results)), (&args.out, solved_lines(&results))];
+    for (path, text) in written {
+        if let Some(path) = path
+            && let Err(e) = std::fs::write(path, text)
+        {
+            return fail(&format!("{}: {e}", path.display()));
+        }
+    }
+    if summary.total.wrong > 0 || summary.total.bad_line > 0 { 1 } else { 0 }
+}
+
+/// The suite lines of `files` (a line that does not parse is reported and skipped),
+/// every N-th from the I-th with `shard`; without those that have no bm when
+/// `need_bm` (a search of them would never end).
+fn read_entries(files: &[PathBuf], shard: Option<(usize, usize)>, need_bm: bool) -> Result<Vec<EpdEntry>, String> {
+    let mut entries = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        for (n, line) in text.lines().enumerate() {
+            match parse_line(line) {
+                Ok(Some(e)) => entries.push(e),
+                Ok(None) => {}
+                Err(e) => eprintln!("{}:{}: skipped: {e}", file.display(), n + 1),
+            }
+        }
+    }
+    if let Some((i, n)) = shard {
+        entries = entries.into_iter().skip(i).step_by(n).collect();
+    }
+    if need_bm {
+        let before = entries.len();
+        entries.retain(|e| e.bm.is_some());
+        if entries.len() < before {
+            eprintln!("skipped {} positions without bm: give --time or --nodes to search them", before - entries.len());
+        }
+    }
+    Ok(entries)
+}
+
+/// The progress bar of a suite run on stderr (hidden when stderr is not a terminal), with
+/// the found and best counts so far; wrong claims and bad lines are printed above it.
+struct Progress {
+    bar: ProgressBar,
+    counts: Mutex<(usize, usize)>,
+}
+
+impl Progress {
+    fn new(len: usize) -> Progress {
+        let bar = ProgressBar::new(len as u64);
+        if std::io::stderr().is_terminal() {
+            bar.set_style(
+                ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} [{elapsed_precise} eta {eta}]")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+        } else {
+            bar.set_draw_target(ProgressDrawTarget::hidden());
+        }
+        Progress { bar, counts: Mutex::new((0, 0)) }
+    }
+
+    fn record(&self, r: &PositionResult) {
+        let mut c = self.counts.lock().unwrap_or_else(|e| e.into_inner());
         c.0 += usize::from(r.judgement.is_found());
         c.1 += usize::from(r.judgement == Judgement::Best);
         if matches!(r.judgement, Judgement::Wrong | Judgement::BadLine) {
-            bar.suspend(|| {
+            self.bar.suspend(|| {
                 eprintln!(
                     "{:?}: {} bm #{:?} -> {:?} {}",
                     r.judgement,
@@ -434,15 +479,17 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
                 )
             });
         }
-        bar.set_message(format!("found {} best {}", c.0, c.1));
-        bar.inc(1);
-    };
-    let started = std::time::Instant::now();
-    let results = run(&entries, &settings, &bound_of, &on_result);
-    let wall = started.elapsed();
-    bar.finish_and_clear();
+        self.bar.set_message(format!("found {} best {}", c.0, c.1));
+        self.bar.inc(1);
+    }
 
-    let s = Summary::of(&results);
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// The summary a person reads at a glance: counts, time, nodes, then a table by mate length.
+fn print_summary(s: &Summary, wall: Duration, jobs: usize, threads: usize) {
     let t = &s.total;
     let nps = (t.nodes as f64 / t.time.as_secs_f64().max(1e-9)) as u64;
     println!("positions  {}", t.positions);
@@ -459,45 +506,10 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
         wall.as_secs_f64(),
         t.time.as_secs_f64(),
         jobs,
-        args.threads,
-        if args.threads == 1 { "" } else { "s" }
+        threads,
+        if threads == 1 { "" } else { "s" }
     );
     println!("nodes      {}   ({} nps per job)", t.nodes, nps);
-    if let Some(dir) = &args.proofs {
-        let written: Vec<_> = results.iter().filter_map(|r| r.certificate.as_ref()?.as_ref().ok()).collect();
-        let failed: Vec<_> =
-            results.iter().filter_map(|r| Some((r, r.certificate.as_ref()?.as_ref().err()?))).collect();
-        let shortest = written.iter().filter(|w| w.shortest).count();
-        let bytes: usize = written.iter().map(|w| w.bytes).sum();
-        let nodes: usize = written.iter().map(|w| w.nodes).sum();
-        println!(
-            "proofs     {} written to {} ({shortest} with the shorter mate refuted), {} not written; {} bytes, {} nodes, largest {} bytes",
-            written.len(),
-            dir.display(),
-            failed.len(),
-            bytes,
-            nodes,
-            written.iter().map(|w| w.bytes).max().unwrap_or(0)
-        );
-        for (r, e) in failed {
-            println!("  not written: {} {}: {e}", pnmate::suite::certificate_name(r.index), r.entry.fen);
-        }
-    }
-    if args.all {
-        let cooked: Vec<_> = results.iter().filter(|r| r.keys.len() > 1).collect();
-        println!(
-            "keys > 1   {}   (positions with more than one first move mating within the mate found)",
-            cooked.len()
-        );
-        for r in cooked {
-            let keys: Vec<String> = r
-                .keys
-                .iter()
-                .map(|k| format!("{} #{}", uci_for(&r.entry.pos, &[k.mv]), k.outcome.signed_moves().unwrap_or(0)))
-                .collect();
-            println!("  {}  keys: {}", r.entry.fen, keys.join(", "));
-        }
-    }
     println!();
     println!("{:<9} {:>9} {:>7} {:>7}", "suite", "positions", "found", "best");
     for (i, &(_, _, name)) in LENGTH_BANDS.iter().enumerate() {
@@ -506,41 +518,74 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
             println!("{:<9} {:>9} {:>7} {:>7}", name, b.positions, b.found, b.best);
         }
     }
+}
 
-    if let Some(path) = &args.json {
-        let rows: Vec<_> = results
+/// What `--proofs DIR` wrote, and why the certificates not written are missing.
+fn print_proofs(results: &[PositionResult], dir: &Path) {
+    let written: Vec<_> = results.iter().filter_map(|r| r.certificate.as_ref()?.as_ref().ok()).collect();
+    let failed: Vec<_> = results.iter().filter_map(|r| Some((r, r.certificate.as_ref()?.as_ref().err()?))).collect();
+    let shortest = written.iter().filter(|w| w.shortest).count();
+    let bytes: usize = written.iter().map(|w| w.bytes).sum();
+    let nodes: usize = written.iter().map(|w| w.nodes).sum();
+    println!(
+        "proofs     {} written to {} ({shortest} with the shorter mate refuted), {} not written; {} bytes, {} nodes, largest {} bytes",
+        written.len(),
+        dir.display(),
+        failed.len(),
+        bytes,
+        nodes,
+        written.iter().map(|w| w.bytes).max().unwrap_or(0)
+    );
+    for (r, e) in failed {
+        println!("  not written: {} {}: {e}", pnmate::suite::certificate_name(r.index), r.entry.fen);
+    }
+}
+
+/// The positions with more than one first move mating within the mate found (`--all`).
+fn print_keys(results: &[PositionResult]) {
+    let cooked: Vec<_> = results.iter().filter(|r| r.keys.len() > 1).collect();
+    println!("keys > 1   {}   (positions with more than one first move mating within the mate found)", cooked.len());
+    for r in cooked {
+        let keys: Vec<String> = r
+            .keys
             .iter()
-            .map(|r| {
-                serde_json::json!({
-                    "fen": r.entry.fen,
-                    "bm": r.entry.bm,
-                    "verdict": format!("{:?}", r.judgement).to_lowercase(),
-                    "moves": r.outcome.signed_moves(),
-                    "pv": uci_for(&r.entry.pos, r.outcome.pv()).split_whitespace().collect::<Vec<_>>(),
-                    "nodes": r.nodes,
-                    "time_ms": r.time.as_millis() as u64,
-                    "keys": r.keys.iter().map(|k| serde_json::json!({
-                        "move": uci_for(&r.entry.pos, &[k.mv]),
-                        "moves": k.outcome.signed_moves(),
-                        "exact": k.outcome.is_exact(),
-                    })).collect::<Vec<_>>(),
-                })
-            })
+            .map(|k| format!("{} #{}", uci_for(&r.entry.pos, &[k.mv]), k.outcome.signed_moves().unwrap_or(0)))
             .collect();
-        if let Err(e) = std::fs::write(path, serde_json::to_string_pretty(&rows).unwrap_or_default()) {
-            return fail(&format!("{}: {e}", path.display()));
+        println!("  {}  keys: {}", r.entry.fen, keys.join(", "));
+    }
+}
+
+/// The per-position results of `--json`.
+fn json_rows(results: &[PositionResult]) -> String {
+    let rows: Vec<_> = results
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "fen": r.entry.fen,
+                "bm": r.entry.bm,
+                "verdict": format!("{:?}", r.judgement).to_lowercase(),
+                "moves": r.outcome.signed_moves(),
+                "pv": uci_for(&r.entry.pos, r.outcome.pv()).split_whitespace().collect::<Vec<_>>(),
+                "nodes": r.nodes,
+                "time_ms": r.time.as_millis() as u64,
+                "keys": r.keys.iter().map(|k| serde_json::json!({
+                    "move": uci_for(&r.entry.pos, &[k.mv]),
+                    "moves": k.outcome.signed_moves(),
+                    "exact": k.outcome.is_exact(),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&rows).unwrap_or_default()
+}
+
+/// The solved positions as suite lines, `FEN bm #M; PV: ...;` (`--out`).
+fn solved_lines(results: &[PositionResult]) -> String {
+    let mut text = String::new();
+    for r in results {
+        if let Some(m) = r.outcome.signed_moves().filter(|_| r.judgement.is_found()) {
+            text.push_str(&format!("{} bm #{m}; PV: {};\n", r.entry.fen, uci_for(&r.entry.pos, r.outcome.pv())));
         }
     }
-    if let Some(path) = &args.out {
-        let mut text = String::new();
-        for r in &results {
-            if let Some(m) = r.outcome.signed_moves().filter(|_| r.judgement.is_found()) {
-                text.push_str(&format!("{} bm #{m}; PV: {};\n", r.entry.fen, uci_for(&r.entry.pos, r.outcome.pv())));
-            }
-        }
-        if let Err(e) = std::fs::write(path, text) {
-            return fail(&format!("{}: {e}", path.display()));
-        }
-    }
-    if t.wrong > 0 || t.bad_line > 0 { 1 } else { 0 }
+    text
 }
