@@ -678,7 +678,7 @@ mod tests {
             "r2q1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R2Q1RK1 w - - 0 10",
             "8/8/1r6/2k5/8/7K/4Q3/8 w - - 0 1",
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut rng = crate::rng::Rng::new(0x2545_f491_4f6c_dd1d);
         let mut checked = 0;
         for fen in starts {
             for _ in 0..20 {
@@ -701,10 +701,7 @@ mod tests {
                         );
                         checked += 1;
                     }
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    pos.play_unchecked(legal[(seed % legal.len() as u64) as usize]);
+                    pos.play_unchecked(legal[rng.below(legal.len())]);
                 }
             }
         }

@@ -16,6 +16,7 @@ pub(crate) mod knowledge;
 pub mod limits;
 pub mod options;
 pub mod proof;
+pub mod rng;
 pub mod search;
 pub mod suite;
 pub mod tt;

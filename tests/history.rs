@@ -4,23 +4,13 @@
 //! the game and of the line as FIDE does and lets the defender claim whenever it may.
 
 use pnmate::MateBound;
+use pnmate::rng::Rng;
 use pnmate::search::{Params, SolveLimits, solve};
 use pnmate::{Outcome, Table};
 use shakmaty::{Chess, Color, EnPassantMode, Move, Position, zobrist::Zobrist64};
 
 fn hash(p: &Chess) -> u64 {
     p.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
 }
 
 /// Whether the defender, to move in `p` with the game's positions `seen` (p included),
@@ -127,7 +117,7 @@ fn random_game(rng: &mut Rng, len: usize) -> Option<(Chess, Vec<u64>)> {
 
 #[test]
 fn history_rule_matches_a_brute_force_with_fide_claims() {
-    let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+    let mut rng = Rng::new(0x1234_5678_9ABC_DEF1);
     let mut tt = Table::new(16);
     let (mut checked, mut with_repeats, mut mates_found, mut history_mattered) = (0, 0, 0, 0);
     while checked < 800 {

@@ -285,13 +285,11 @@ fn a_long_first_proof_is_tightened_to_the_short_mate() {
     verify_line(&pos, pv, MateLen::mate_in(26), &[]).unwrap();
 }
 
-/// Nodes the prover needed for its first mate in the quiet KBB v K mate in 7 below before
-/// the progress numbers (at commit "Driver asks the user's bound from the first round"):
-/// 149,188, and 174,098 for the first mate in 7.
+/// Guards the progress numbers of quiet mates: the mate in 7 within 100k nodes (149,188 before them).
 const KBB_FIRST_MATE_NODES: u64 = 100_000;
 
 #[test]
-fn a_quiet_kbb_v_k_mate_is_found_by_the_progress_numbers() {
+fn within_100k_nodes_progress_numbers_find_a_quiet_kbbk_mate_in_7() {
     // Mate in 7 (Stockfish 15.1 agrees at depth 30); no check helps until the last moves.
     let pos = pnmate::chess::position::parse_fen("1k6/8/3K4/8/8/8/8/2BB4 w - - 0 1").unwrap();
     let tt = Table::new(16);
@@ -312,11 +310,7 @@ fn a_quiet_kbb_v_k_mate_is_found_by_the_progress_numbers() {
     assert!(matches!(outcome, Outcome::Mate { moves: 7, exact: true, .. }), "{outcome:?}");
 }
 
-/// Nodes within which the analysis of issue 8's K+B+B v K mate in 15 (a quiet mate:
-/// the bishops' checks come only at the end) yields its first mate with a line. Before
-/// the analysis of a quiet mate asked a long bound beside the ladder (with the quiet
-/// moves narrowed there), it had none within 3,000,000; with them, a mate in 32 after
-/// 1,126,828.
+/// Guards the long bound of endings: a mate within 1.5M nodes (none within 3M without it).
 const KBB_LONG_BOUND_NODES: u64 = 1_500_000;
 
 /// Asserts that the analysis of `fen` reports a mate within `nodes`, of a signed length
@@ -331,160 +325,117 @@ fn long_bound_mate_within(fen: &str, nodes: u64, mb: usize, lengths: std::ops::R
 }
 
 #[test]
-fn a_quiet_kbb_v_k_mate_is_found_by_the_long_bound() {
+fn within_1_5m_nodes_the_long_bound_proves_a_quiet_kbbk_mate() {
     // The shortest mate is 15.
     long_bound_mate_within("8/4k3/8/8/5B2/K7/8/7B w - - 0 1", KBB_LONG_BOUND_NODES, 16, 15..=49);
 }
 
-/// Nodes within which the analysis of the K+B+B v K position below yields a proven mate
-/// with its line. With the long bound at 16 times a ladder call's budget, as in other
-/// endings, the first proof came after 1,094,413 nodes (a mated in 41); at the quiet
-/// mates' 64 times, after 589,673 (mated in 37).
+/// Guards the quiet mates' long share (64): a mate within 750k nodes (1,094,413 with 16).
 const KBB_LONG_SHARE_NODES: u64 = 750_000;
 
 #[test]
-fn the_long_bound_takes_most_of_a_quiet_mates_first_rounds() {
-    // Black to move is mated in 17 (the shared K+B+B v K suite).
+fn within_750k_nodes_the_quiet_long_share_proves_a_kbbk_mate() {
+    // Black to move is mated in 17 (epd/public/endgames/KBBvK500pv.epd).
     long_bound_mate_within("8/3B4/8/2B5/6k1/8/8/5K2 b - - 0 1", KBB_LONG_SHARE_NODES, 16, -49..=-17);
 }
 
-/// Nodes within which the analysis of the K+B+B v K position below yields a proven mate
-/// with its line, with a 64 MB table. While the progress numbers counted the defending
-/// king's corner distance once, the first proof came after 499,371 nodes; counted twice,
-/// after 335,744.
+/// Guards twice the corner distance in the progress numbers: within 420k nodes (499,371 counted once).
 const KBB_CORNER_NODES: u64 = 420_000;
 
 #[test]
-fn two_bishops_drive_the_lone_king_to_a_corner() {
-    // Black to move is mated in 15 (the shared K+B+B v K suite).
+fn within_420k_nodes_two_bishops_drive_the_king_to_a_corner() {
+    // Black to move is mated in 15 (epd/public/endgames/KBBvK500pv.epd).
     long_bound_mate_within("3K4/8/8/3B4/8/8/1B4k1/8 b - - 0 1", KBB_CORNER_NODES, 64, -49..=-15);
 }
 
-/// Nodes within which the analysis of the K+B+B v K position below yields a proven mate
-/// with its line, with a 64 MB table. While the flights a quiet move leaves only broke
-/// ties among the moves a quiet mate keeps, the first proof came after 659,290 nodes;
-/// added to their proof numbers, after 207,127.
+/// Guards the flights added to kept quiet moves: within 300k nodes (659,290 as a tie-break only).
 const KBB_FLIGHTS_NODES: u64 = 300_000;
 
 #[test]
-fn the_bishop_step_that_takes_flights_is_searched_first() {
-    // Black to move is mated in 17 (the shared K+B+B v K suite).
+fn within_300k_nodes_kept_quiet_moves_start_higher_by_their_flights() {
+    // Black to move is mated in 17 (epd/public/endgames/KBBvK500pv.epd).
     long_bound_mate_within("8/8/7K/5k2/2B5/8/7B/8 b - - 0 1", KBB_FLIGHTS_NODES, 64, -49..=-17);
 }
 
-/// Nodes within which the analysis of the K+B+B v K position below yields a proven mate
-/// with its line, with a 64 MB table. While the far bounds and the cap were asked beside
-/// the long call, the first proof came after 123,265 nodes; with their budget left to
-/// the long call, after 42,681.
+/// Guards the absence of far bounds beside two bishops' long call: within 80k nodes (123,265 with them).
 const KBB_NO_FAR_NODES: u64 = 80_000;
 
 #[test]
-fn two_bishops_leave_the_far_bounds_to_the_long_call() {
-    // Black to move is mated in 13 (the shared K+B+B v K suite).
+fn within_80k_nodes_two_bishops_leave_the_far_bounds_to_the_long_call() {
+    // Black to move is mated in 13 (epd/public/endgames/KBBvK500pv.epd).
     long_bound_mate_within("8/8/8/B4B2/2K5/8/6k1/8 b - - 0 1", KBB_NO_FAR_NODES, 64, -49..=-13);
 }
 
-/// Nodes within which the analysis of the K+B+B v K position below yields a proven mate
-/// with its line, with a 64 MB table. Its reply 1...Kb7 attacks the bishop on b8, and of
-/// White's quiet moves only the bishop's five safe steps keep the win; while the attacker
-/// nodes one ply below a defender's root kept only the most promising quiet moves in
-/// every call, none of those steps was kept, so the long call failed on the cut after 49
-/// nodes every round and no proof came within 20,000,000 nodes. Searched again with
-/// every move at that level, the first proof came after 619,694 (mated in 39), and with
-/// the long bound at 49 moves instead of 45, after 562,330 (mated in 34).
+/// Guards the retry without narrowing below a defender's root: within 800k nodes (none within 20M without it).
 const KBB_FIRST_LEVEL_NODES: u64 = 800_000;
 
 #[test]
-fn a_reply_that_attacks_a_bishop_is_answered_with_every_move() {
-    // Black to move is mated in 15 (the shared K+B+B v K suite).
+fn within_800k_nodes_a_reply_attacking_a_bishop_is_answered_with_every_move() {
+    // Black to move is mated in 15 (epd/public/endgames/KBBvK500pv.epd).
     long_bound_mate_within("1B6/6K1/2k3B1/8/8/8/8/8 b - - 0 1", KBB_FIRST_LEVEL_NODES, 64, -49..=-15);
 }
 
-/// Nodes within which the analysis of the K+R v K position below yields a proven mate
-/// with its line, with a 64 MB table. While the progress numbers counted the defending
-/// king's distance from a corner in every ending, the first proof came after 617,416
-/// nodes (a mated in 23); counted from the nearest edge where the attacker has a rook,
-/// after 356,601 (mated in 42).
+/// Guards the edge as K+R v K's mating zone: within 450k nodes (617,416 with the corner).
 const KRK_EDGE_NODES: u64 = 450_000;
 
 #[test]
-fn a_rook_drives_the_lone_king_to_the_nearest_edge() {
-    // Black to move is mated in 14 (the shared K+R v K suite).
+fn within_450k_nodes_a_rook_drives_the_king_to_the_nearest_edge() {
+    // Black to move is mated in 14 (epd/public/KRvK1000pv.epd).
     long_bound_mate_within("8/7R/8/5k2/8/1K6/8/8 b - - 0 1", KRK_EDGE_NODES, 64, -49..=-14);
 }
 
-/// Nodes within which the analysis of the K+R+B v K+R position below yields a proven mate
-/// with its line, with a 64 MB table. While an attacker's quiet move started at its
-/// progress number alone where the defender keeps a rook, the first proof came after
-/// 2,160,642 nodes (a mate in 22); at four times that number, after 413,834 (mate in 24),
-/// and with checks at twice their evasions too, after 431,598 (mate in 19).
+/// Guards the armed defender's quiet scale (4): within 700k nodes (2,160,642 at 1).
 const KRB_KR_QUIET_NODES: u64 = 700_000;
 
 #[test]
-fn quiet_moves_start_higher_where_the_defender_keeps_a_rook() {
-    // White mates in 15 (the shared K+R+B v K+R suite).
+fn within_700k_nodes_quiet_moves_start_higher_against_an_armed_defender() {
+    // White mates in 15 (epd/public/endgames/KRBvKR500pv.epd).
     long_bound_mate_within("8/5r2/7R/8/5BK1/8/6k1/8 w - - 0 1", KRB_KR_QUIET_NODES, 64, 15..=49);
 }
 
-/// Nodes within which the analysis of the K+R+B v K+R position below yields a proven mate
-/// with its line, with a 64 MB table. With quiet moves at four times their progress
-/// number and checks at their count of evasions, the first proof came after 1,842,922
-/// nodes (a mate in 31); with checks at twice that count, after 1,323,447 (mate in 40).
+/// Guards the armed defender's check scale (2): within 1.55M nodes (1,842,922 at 1).
 const KRB_KR_CHECK_NODES: u64 = 1_550_000;
 
 #[test]
-fn checks_start_higher_where_the_defender_keeps_a_rook() {
-    // White mates in 16 (the shared K+R+B v K+R suite).
+fn within_1_55m_nodes_checks_start_higher_against_an_armed_defender() {
+    // White mates in 16 (epd/public/endgames/KRBvKR500pv.epd).
     long_bound_mate_within("1R6/7K/3r4/2k5/8/8/3B4/8 w - - 0 1", KRB_KR_CHECK_NODES, 64, 16..=49);
 }
 
-/// Nodes within which the analysis of the K+Q v K+R position below yields a proven mate
-/// with its line, with a 64 MB table. While the queen's checks started at their count of
-/// evasions, in front of every quiet move, the first proof came after 945,541 nodes (a
-/// mate in 26); started at the progress number a quiet move gets, after 332,602 (mate in
-/// 28).
+/// Guards K+Q v K+R checks started as quiet moves: within 450k nodes (945,541 at their evasions).
 const KQKR_CHECK_NODES: u64 = 450_000;
 
 #[test]
-fn a_queens_check_starts_at_its_progress_number_in_kqkr() {
+fn within_450k_nodes_a_kqkr_check_starts_at_its_progress_number() {
     // White mates in 13 (a position of the ending's table, `kqkr_lines`); no K+Q v K+R
     // mate is longer than 35.
     long_bound_mate_within("1k6/4K3/8/1r6/8/5Q2/8/8 w - - 0 1", KQKR_CHECK_NODES, 64, 13..=35);
 }
 
-/// Nodes within which the analysis of the K+Q v K+R position below yields a proven mate
-/// with its line, with a 64 MB table. While every attacker node of the long call kept all
-/// its quiet moves, the first proof came after 1,582,634 nodes (a mate in 32); keeping
-/// the ten the fitted model ranks first, as in the quiet mates, after 623,201 (mate in
-/// 35).
+/// Guards narrowing in K+Q v K+R: within 850k nodes (1,582,634 keeping every quiet move).
 const KQKR_NARROW_NODES: u64 = 850_000;
 
 #[test]
-fn a_kqkr_long_call_keeps_the_queens_most_promising_quiet_moves() {
+fn within_850k_nodes_kqkr_keeps_the_queens_most_promising_quiet_moves() {
     // White mates in 18 (a position of the ending's table, `kqkr_lines`).
     long_bound_mate_within("8/2K3r1/k7/8/8/7Q/8/8 w - - 0 1", KQKR_NARROW_NODES, 64, 18..=35);
 }
 
-/// Nodes within which the analysis of the K+Q v K+R position below yields a proven mate
-/// with its line, with a 64 MB table. While the queen's quiet moves and checks started at
-/// their progress number, the first proof came after 1,170,957 nodes (a mated in 25); at
-/// four times it, as where a rook defends against other pieces, after 468,355 (mated in
-/// 30).
+/// Guards the K+Q v K+R quiet scale (4): within 650k nodes (1,170,957 at 1).
 const KQKR_SCALE_NODES: u64 = 650_000;
 
 #[test]
-fn a_kqkr_defence_is_proven_lost_with_the_queens_moves_started_higher() {
+fn within_650k_nodes_a_kqkr_defence_is_proven_lost_with_the_queens_moves_started_higher() {
     // Black to move is mated in 15 (a position of the ending's table, `kqkr_lines`).
     long_bound_mate_within("8/8/1Q6/8/5r2/8/k3K3/8 b - - 0 1", KQKR_SCALE_NODES, 64, -35..=-15);
 }
 
-/// Nodes the prover needed for its first proof in the K+B+B v K position below before a
-/// quiet move that proved a sibling subtree started lower: 3,257,626 (a mated in 22).
+/// Guards the mating moves' lower start: within 2M nodes (3,257,626 without).
 const KBB_MATED_NODES: u64 = 2_000_000;
 
 #[test]
-fn a_kbb_v_k_king_is_proven_mated_with_the_moves_that_mated_its_siblings() {
-    // Black to move is mated in 15 (the shared K+B+B v K suite); every king move must be
+fn within_2m_nodes_moves_that_mated_siblings_start_lower() {
+    // Black to move is mated in 15 (epd/public/endgames/KBBvK500pv.epd); every king move must be
     // proven lost, and the proofs of the replies repeat the bishops' manoeuvres.
     let FirstMate { pos, first, .. } =
         first_mate("8/B2k4/8/8/8/1K6/2B5/8 b - - 0 1", Params::default(), KBB_MATED_NODES);
@@ -493,42 +444,29 @@ fn a_kbb_v_k_king_is_proven_mated_with_the_moves_that_mated_its_siblings() {
     verify_line(&pos, &pv, mate, &[]).unwrap();
 }
 
-/// Nodes within which the analysis of the K+B+N v K position below yields a proven mate
-/// with its line, with a 64 MB table. While the progress numbers counted the defending
-/// king's distance from any corner, the first proof came after 1,495,285 nodes (a mate
-/// in 16); counted from the corners of the bishop's colour, after 94,393 (mate in 18);
-/// with the fitted distance (`bishop_and_knight_distance`), after 81,362 (mate in 16).
+/// Guards the bishop's corners for K+B+N v K: within 200k nodes (1,495,285 with any corner).
 const KBN_CORNER_NODES: u64 = 200_000;
 
 #[test]
-fn bishop_and_knight_drive_the_lone_king_to_their_corner() {
-    // The shortest mate is 12 (the shared K+B+N v K suite); light-squared bishop: a8, h1.
+fn within_200k_nodes_bishop_and_knight_drive_the_king_to_their_corner() {
+    // The shortest mate is 12 (epd/public/endgames/KBNvK500pv.epd); light-squared bishop: a8, h1.
     long_bound_mate_within("8/1k6/3K4/8/4N3/1B6/8/8 w - - 0 1", KBN_CORNER_NODES, 64, 12..=49);
 }
 
-/// Nodes within which the analysis of the K+B+N v K position below yields a proven mate
-/// with its line, with a 64 MB table. While a K+B+N v K position's progress numbers
-/// counted twice the defending king's steps to a corner of the bishop's colour plus the
-/// kings' distance, no mate was proven within 4,000,000 nodes; with the distance fitted
-/// to the suite's tablebase lines (`bishop_and_knight_distance`), after 103,314 (mated
-/// in 18).
+/// Guards the fitted K+B+N v K distance: within 200k nodes (none within 4M with the plain one).
 const KBN_FITTED_NODES: u64 = 200_000;
 
 #[test]
-fn bishop_and_knight_progress_is_the_fitted_distance_to_mate() {
-    // Black to move is mated in 15 (a position on a line of the shared K+B+N v K suite).
+fn within_200k_nodes_kbnk_progress_is_the_fitted_distance() {
+    // Black to move is mated in 15 (a position on a line of epd/public/endgames/KBNvK500pv.epd).
     long_bound_mate_within("8/8/2K5/4B3/8/1k2N3/8/8 b - - 0 1", KBN_FITTED_NODES, 64, -49..=-15);
 }
 
-/// Nodes within which the analysis of the K+B+N v K position below yields a proven mate
-/// with its line, with a 64 MB table. While the root of a call kept only its ten most
-/// promising quiet moves, it dropped 1.Kd2 (the kings' distance stays 2 and the king
-/// takes no flight), and no mate was proven within 40,000,000 nodes; keeping every root
-/// move, after 270,795 (mate in 31); with the fitted distance, after 170,739 (mate in 24).
+/// Guards the root keeping every move when narrowing: within 400k nodes (none within 40M without).
 const KBN_ROOT_NODES: u64 = 400_000;
 
 #[test]
-fn the_root_of_a_call_keeps_every_quiet_move() {
-    // The shortest mate is 15, 1.Kd2 (the shared K+B+N v K suite).
+fn within_400k_nodes_the_root_of_a_call_keeps_every_quiet_move() {
+    // The shortest mate is 15, 1.Kd2 (epd/public/endgames/KBNvK500pv.epd).
     long_bound_mate_within("8/2N5/8/8/8/1k2B3/8/2K5 w - - 0 1", KBN_ROOT_NODES, 64, 15..=49);
 }

@@ -3,6 +3,7 @@
 
 mod common;
 
+use pnmate::rng::Rng;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
@@ -13,18 +14,6 @@ use pnmate::chess::movecode::MoveCode;
 use pnmate::tt::Record;
 use pnmate::{Outcome, Params, Table};
 use shakmaty::Position;
-
-/// A small xorshift generator: the stress test needs speed and reproducible streams.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 /// The stress test's ground truth for `key`: its mate length in plies, the bound and
 /// the move its records carry, and the tie between its pn and dn.
@@ -55,12 +44,12 @@ fn concurrent_writers_never_make_an_entry_read_back_what_its_key_did_not_store()
         for t in 0..threads {
             let (tt, keys, barrier, checked) = (&tt, &keys, &barrier, &checked);
             scope.spawn(move || {
-                let mut rng = Rng(0x1234_5678 + t as u64 * 0x1_0000_0001);
+                let mut rng = Rng::new(0x1234_5678 + t as u64 * 0x1_0000_0001);
                 barrier.wait();
                 for _ in 0..300_000 {
-                    let key = keys[(rng.next() % keys.len() as u64) as usize];
+                    let key = keys[(rng.next_u64() % keys.len() as u64) as usize];
                     let truth = mate_of(key);
-                    let r = rng.next();
+                    let r = rng.next_u64();
                     if r.is_multiple_of(3) {
                         let Some(e) = tt.probe(key) else { continue };
                         assert_eq!(e.key, key, "a probe returned another key's entry");

@@ -23,6 +23,7 @@
 
 use std::process::ExitCode;
 
+use pnmate::rng::Rng;
 use shakmaty::attacks::{king_attacks, queen_attacks, rook_attacks};
 use shakmaty::{Bitboard, Board, Color, Role, Square};
 
@@ -294,22 +295,6 @@ fn queen_against_rook(queen_king: &[u8]) -> (Vec<u8>, Vec<u8>) {
     (white, black)
 }
 
-/// A small deterministic random number generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// Black's best reply to `men` (black to move): the longest of its moves that stay in the
 /// ending, ties broken at random; None when black has a way out (takes the queen, or a
 /// move into a position not won) or no move.
@@ -388,7 +373,7 @@ fn write_lines(lines: usize, seed: u64, out: &str, suite: Option<&String>) -> Re
         let (agree, total) = check_suite(&white, &black, suite, placement)?;
         println!("{suite}: the table has the mate length of {agree} of {total} positions");
     }
-    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut rng = Rng::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let mut records = Vec::new();
     let mut walked = 0;
     while walked < lines {
