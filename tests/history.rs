@@ -1,7 +1,8 @@
 //! The game-history rule against an independent brute force. Random K+R v K games are
 //! played with shuffling moves (so positions recur); at the end, pnmate's exact answer
 //! to "mate within N?" must equal that of a plain minimax that counts every position of
-//! the game and of the line as FIDE does and lets the defender claim whenever it may.
+//! the game and of the line as FIDE does and lets the defender claim whenever it may (and
+//! finds no mate in a game already drawn by a fifth occurrence of its position).
 
 use pnmate::MateBound;
 use pnmate::rng::Rng;
@@ -65,7 +66,7 @@ fn loses(p: &Chess, plies: u32, seen: &mut Vec<u64>) -> bool {
 }
 
 /// A random K+R v K game of `len` plies that keeps stepping back and forth.
-fn random_game(rng: &mut Rng, len: usize) -> Option<(Chess, Vec<u64>)> {
+fn random_game(rng: &mut Rng, len: usize) -> Option<(Chess, Vec<u64>, String)> {
     // The black king on an edge square and the white king near it: mates are close.
     let squares = shakmaty::Square::ALL;
     let edge: Vec<shakmaty::Square> = squares
@@ -112,7 +113,8 @@ fn random_game(rng: &mut Rng, len: usize) -> Option<(Chess, Vec<u64>)> {
         pos.play_unchecked(m);
         played.push(m);
     }
-    (!pos.legal_moves().is_empty()).then_some((pos, history))
+    let game = format!("position fen {fen} moves {}", pnmate::chess::position::uci_line(&played));
+    (!pos.legal_moves().is_empty()).then_some((pos, history, game))
 }
 
 #[test]
@@ -122,15 +124,17 @@ fn history_rule_matches_a_brute_force_with_fide_claims() {
     let (mut checked, mut with_repeats, mut mates_found, mut history_mattered) = (0, 0, 0, 0);
     while checked < 800 {
         let len = 8 + rng.below(12);
-        let Some((pos, history)) = random_game(&mut rng, len) else { continue };
+        let Some((pos, history, game)) = random_game(&mut rng, len) else { continue };
         let n = 3u32; // mate within 3 moves, for whichever side is to move
         let mut seen = history.clone();
         seen.push(hash(&pos));
         let repeats = seen.iter().any(|h| seen.iter().filter(|s| *s == h).count() >= 2);
         let stm_attacks = pos.turn() == Color::White;
-        // Brute force: the shortest mate within n, from the side to move's view.
+        // Brute force: the shortest mate within n, from the side to move's view; none
+        // when the root has occurred five times (the game is drawn, FIDE 9.6.1).
         let shortest = |seen: &[u64]| {
-            (1..=n).find(|&k| {
+            let fivefold = seen.iter().filter(|&&h| h == hash(&pos)).count() >= 5;
+            (1..=n).filter(|_| !fivefold).find(|&k| {
                 let mut seen = seen.to_vec();
                 if stm_attacks { mates(&pos, 2 * k - 1, &mut seen) } else { loses(&pos, 2 * k, &mut seen) }
             })
@@ -145,7 +149,7 @@ fn history_rule_matches_a_brute_force_with_fide_claims() {
             (None, Outcome::NoMate { moves }) => assert_eq!(*moves, n, "{fen}"),
             (Some(k), Outcome::Mate { moves, exact: true, .. }) if stm_attacks => assert_eq!(*moves, k, "{fen}"),
             (Some(k), Outcome::Mated { moves, exact: true, .. }) if !stm_attacks => assert_eq!(*moves, k, "{fen}"),
-            _ => panic!("{fen} after {} game plies: brute force {brute:?}, pnmate {outcome:?}", history.len()),
+            _ => panic!("{fen} after {} game plies ({game}): brute force {brute:?}, pnmate {outcome:?}", history.len()),
         }
         checked += 1;
         with_repeats += usize::from(repeats);

@@ -7,8 +7,7 @@ of the whole ending: positions on tablebase-optimal lines (kind 0) and, beside e
 positions after the other white moves that keep the win and black's best reply (kind 1),
 each with the queen's side to move and its distance to mate. The model must rank exactly
 those: a search compares the position after the best move with those after its siblings.
-A fit to the lines alone (as the model was fitted to the public suite's 1,000 lines until
-stop 51) explains the lines well and the siblings badly; the siblings weigh
+A fit to the lines alone (such as the public suite's 1,000 lines) explains the lines well and the siblings badly; the siblings weigh
 DEVIATION_WEIGHT each.
 
 The model is additive, least squares with a small ridge. The board is first turned

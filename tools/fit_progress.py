@@ -17,15 +17,16 @@ replaced: twice the corner distance plus the kings' distance) and the tables in 
 of 20 a move, each table's smallest entry 0. `--half` fits on the first half of the
 lines only (the split the held-out figures use first), to measure on the other half.
 Run from the repository root:
-  python3 tools/fit_progress.py kbn epd/public/endgames/KBNvK500pv.epd
-  python3 tools/fit_progress.py kbb epd/public/endgames/KBBvK500pv.epd
+  python3 tools/fit_progress.py kbn epd/public/endgames/KBNvK500pv.epd --write src/knowledge/fitted/kbn.rs
+  python3 tools/fit_progress.py kbb epd/public/endgames/KBBvK500pv.epd --half --write src/knowledge/fitted/kbb.rs
+(--write writes the tables as the generated Rust file the engine reads.)
 Needs: pip install chess numpy.
 """
 import sys
 
 import chess
 
-from tablebase_fit import edge, report, samples
+from tablebase_fit import edge, report, samples, write_rust
 
 KIND = sys.argv[1]
 FEATURES = {  # name: largest value
@@ -58,4 +59,7 @@ def four_men(board, strong):
 
 if __name__ == '__main__':
     data = list(samples(sys.argv[2], four_men, features))
-    report(data, FEATURES, lambda f: 2 * f['corner'] + f['kings'], 'the old measure', '--half' in sys.argv)
+    fitted = report(data, FEATURES, lambda f: 2 * f['corner'] + f['kings'], 'the old measure', '--half' in sys.argv)
+    if '--write' in sys.argv:
+        doc = {'kbn': 'The K+B+N v K kings\' distance.', 'kbb': 'The K+B+B v K kings\' distance.'}[KIND]
+        write_rust(sys.argv[sys.argv.index('--write') + 1], 'tools/fit_progress.py', KIND, doc, fitted)

@@ -141,11 +141,7 @@ const HEAVY_UNITS: u32 = 5;
 /// the kings' distance, and the attacking king's distance to the mating corner. Fitted to
 /// the tablebase lines of `epd/public/endgames/KBNvK500pv.epd` by `tools/fit_progress.py kbn`.
 const fn bishop_and_knight_distance(attacker: usize, defender: usize, dark: bool) -> u8 {
-    const CORNER: [u32; 8] = [0, 15, 50, 92, 121, 139, 151, 157];
-    const OTHER_CORNER: [u32; 8] = [157, 151, 139, 121, 92, 50, 15, 0];
-    const EDGE: [u32; 4] = [0, 80, 162, 206];
-    const KINGS: [u32; 8] = [113, 113, 0, 45, 108, 149, 176, 200];
-    const OWN_KING_CORNER: [u32; 8] = [71, 63, 3, 0, 23, 19, 44, 58];
+    use crate::knowledge::fitted::kbn::{CORNER, EDGE, KINGS, OTHER_CORNER, OWN_KING_CORNER};
     let corner = nearest_corner(MateZone::BishopCorner { dark }.corners(), defender, attacker);
     let other = nearest_corner(MateZone::BishopCorner { dark: !dark }.corners(), defender, attacker);
     let sum = CORNER[steps(defender, corner)]
@@ -162,10 +158,7 @@ const fn bishop_and_knight_distance(attacker: usize, defender: usize, dark: bool
 /// corner. Fitted by `tools/fit_progress.py kbb` to the first half of the lines of
 /// `epd/public/endgames/KBBvK500pv.epd`.
 const fn bishops_distance(attacker: usize, defender: usize) -> u8 {
-    const CORNER: [u32; 4] = [0, 24, 50, 66];
-    const EDGE: [u32; 4] = [0, 49, 86, 113];
-    const KINGS: [u32; 8] = [39, 39, 0, 14, 32, 48, 65, 76];
-    const OWN_KING_CORNER: [u32; 8] = [81, 71, 0, 37, 56, 73, 79, 90];
+    use crate::knowledge::fitted::kbb::{CORNER, EDGE, KINGS, OWN_KING_CORNER};
     let corner = nearest_corner(MateZone::Bishops.corners(), defender, attacker);
     let near = steps(defender, corner);
     let sum = CORNER[if near < 3 { near } else { 3 }]

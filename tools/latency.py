@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Measures how fast pnmate answers the UCI commands a GUI waits on, over pipes.
+
+The tests check that these commands are answered at all (with generous hang guards);
+this tool measures how soon, which depends on the machine:
+  * stop:     `bestmove` after `stop` during `go infinite` (a long mate search);
+  * isready:  `readyok` during `go infinite`;
+  * hash go:  `bestmove` of `go movetime 300` sent right behind `setoption name Hash
+              value 1024` (the table is faulted in beside the search, not before it).
+Prints the median and the largest of each over --runs sessions.
+
+  python3 tools/latency.py --engine target/release/pnmate --runs 5
+"""
+import argparse
+import statistics
+import subprocess
+import time
+
+HARD = 'position fen 2N5/p4P2/p4RqP/P2krb2/5RNK/2PPB1P1/3P1pP1/4nQ2 b - - 0 1'
+
+
+class Uci:
+    def __init__(self, command):
+        self.p = subprocess.Popen(command.split(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def send(self, line):
+        self.p.stdin.write(line + '\n')
+        self.p.stdin.flush()
+
+    def wait_for(self, prefix):
+        """Seconds until a line starting with `prefix` arrives."""
+        start = time.monotonic()
+        for line in self.p.stdout:
+            if line.startswith(prefix):
+                return time.monotonic() - start
+        raise RuntimeError('engine exited')
+
+    def close(self):
+        self.send('quit')
+        self.p.wait(timeout=10)
+
+
+def stop_latency(engine):
+    u = Uci(engine)
+    u.send(HARD)
+    u.send('go infinite')
+    time.sleep(0.5)
+    u.send('stop')
+    t = u.wait_for('bestmove')
+    u.close()
+    return t
+
+
+def isready_latency(engine):
+    u = Uci(engine)
+    u.send(HARD)
+    u.send('go infinite')
+    time.sleep(0.5)
+    u.send('isready')
+    t = u.wait_for('readyok')
+    u.send('stop')
+    u.wait_for('bestmove')
+    u.close()
+    return t
+
+
+def hash_go_latency(engine):
+    u = Uci(engine)
+    u.send('setoption name Hash value 1024')
+    u.send('position startpos')
+    u.send('go movetime 300')
+    t = u.wait_for('bestmove')
+    u.close()
+    return t
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--engine', default='target/release/pnmate')
+    ap.add_argument('--runs', type=int, default=5)
+    args = ap.parse_args()
+    for name, measure in [('stop', stop_latency), ('isready', isready_latency), ('hash go', hash_go_latency)]:
+        times = [measure(args.engine) for _ in range(args.runs)]
+        print(f'{name:<8} median {1000 * statistics.median(times):8.1f} ms   largest {1000 * max(times):8.1f} ms')
+
+
+if __name__ == '__main__':
+    main()
