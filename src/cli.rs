@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use pnmate::chess::position::{parse_fen, san_line, to_fen, uci_for};
 use pnmate::epd::{EpdEntry, Judgement, LENGTH_BANDS, parse_line};
-use pnmate::proof::certify::{CertLimits, certify};
+use pnmate::proof::certify::CertLimits;
 use pnmate::search::{Event, Params, SolveLimits, solve};
 use pnmate::suite::{PositionResult, RunSettings, Summary, run};
 use pnmate::{MateBound, Outcome, Table};
@@ -110,7 +110,7 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
                 let (outcome, stats) = solve(&pos, params, limits, &tt, &mut on_event);
                 let written = proof
                     .as_ref()
-                    .map(|path| certify(&pos, &outcome, &tt, CertLimits::default()).and_then(|c| c.write(path)));
+                    .map(|path| outcome.certify(&pos, &tt, CertLimits::default()).and_then(|c| c.write(path)));
                 (outcome, stats, written)
             })
             .map(|h| h.join())

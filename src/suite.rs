@@ -11,7 +11,7 @@ use crate::dfpn::monitor::Control;
 use crate::epd::{EpdEntry, Judgement, LENGTH_BANDS, band, judge};
 use crate::error::CertError;
 use crate::proof::Written;
-use crate::proof::certify::{CertLimits, certify};
+use crate::proof::certify::CertLimits;
 use crate::search::Outcome;
 use crate::search::multipv::{MoveResult, rank_moves};
 use crate::search::{Params, SolveLimits, search_thread, solve};
@@ -97,7 +97,7 @@ pub fn run(
             };
             let certificate = settings.proofs.as_ref().filter(|_| outcome != Outcome::Unknown).map(|dir| {
                 let path = dir.join(certificate_name(i));
-                certify(&entry.pos, &outcome, &tt, CertLimits::default()).and_then(|c| c.write(&path))
+                outcome.certify(&entry.pos, &tt, CertLimits::default()).and_then(|c| c.write(&path))
             });
             let r = PositionResult {
                 index: i,

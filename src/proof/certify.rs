@@ -25,7 +25,6 @@ use crate::dfpn::value::Verdict;
 use crate::dfpn::{Question, Solver};
 use crate::error::CertError;
 use crate::proof::certificate::{CertNode, Certificate, Claim, Kind, Section, Written, move_code};
-use crate::search::Outcome;
 use crate::tt::Table;
 
 /// Nodes the first attempt of a re-search inside the extractor may spend.
@@ -334,20 +333,27 @@ impl Certified {
     }
 }
 
-/// Builds the certificate of `outcome`, a result of searching `root` without game history
-/// or root-move restrictions, from what `tt` holds (re-searching where it lost entries).
-/// Err says why no certificate can be written.
-pub fn certify(root: &Chess, outcome: &Outcome, tt: &Table, limits: CertLimits) -> Result<Certified, CertError> {
+/// Builds the certificate of `claim` (with the refutation of a shorter mate when `exact`),
+/// a result of searching `root` without game history or root-move restrictions, from what
+/// `tt` holds (re-searching where it lost entries). Err says why no certificate can be
+/// written.
+pub fn certify(
+    root: &Chess,
+    claim: Claim,
+    exact: bool,
+    tt: &Table,
+    limits: CertLimits,
+) -> Result<Certified, CertError> {
     let node = Node::new(root.clone());
     let stm = root.turn();
     let mut monitor = Monitor::new(Control::new(), None);
     let mut budget = limits.search_nodes;
     let mut build = |spec| section(&node, tt, &mut monitor, &mut budget, limits, spec);
     let fen = to_fen(root);
-    let (claim, attacker, plies, exact) = match *outcome {
-        Outcome::Mate { moves, exact, .. } => (Claim::Mate(moves), stm, 2 * moves - 1, exact),
-        Outcome::Mated { moves, exact, .. } => (Claim::Mated(moves), !stm, 2 * moves, exact),
-        Outcome::NoMate { moves } => {
+    let (attacker, plies) = match claim {
+        Claim::Mate(moves) => (stm, 2 * moves - 1),
+        Claim::Mated(moves) => (!stm, 2 * moves),
+        Claim::NoMate(moves) => {
             let mut sections = Vec::new();
             for spec in [(Kind::Disproof, stm, 2 * moves - 1), (Kind::Disproof, !stm, 2 * moves)] {
                 sections.push(build(spec).map_err(|e| e.of("disproof"))?);
@@ -355,7 +361,6 @@ pub fn certify(root: &Chess, outcome: &Outcome, tt: &Table, limits: CertLimits) 
             let certificate = Certificate { fen, claim: Claim::NoMate(moves), shortest: false, sections };
             return Ok(Certified { certificate, note: None });
         }
-        Outcome::Unknown => return Err(CertError::NothingProven),
     };
     // The refutation of one move less: none needed for a mate in 1 (nothing is shorter).
     let proof = (Kind::Proof, attacker, plies);

@@ -2,9 +2,13 @@
 
 use std::time::Duration;
 
-use shakmaty::Move;
+use shakmaty::{Chess, Move};
 
 use crate::chess::mate_len::MateLen;
+use crate::error::CertError;
+use crate::proof::Claim;
+use crate::proof::certify::{CertLimits, Certified, certify};
+use crate::tt::Table;
 
 /// Search statistics attached to events.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -100,6 +104,23 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// What a certificate of this outcome claims, and whether the mate is proven shortest;
+    /// None when nothing is proven.
+    pub fn claim(&self) -> Option<(Claim, bool)> {
+        match *self {
+            Outcome::Mate { moves, exact, .. } => Some((Claim::Mate(moves), exact)),
+            Outcome::Mated { moves, exact, .. } => Some((Claim::Mated(moves), exact)),
+            Outcome::NoMate { moves } => Some((Claim::NoMate(moves), false)),
+            Outcome::Unknown => None,
+        }
+    }
+
+    /// The certificate of this outcome, a result of searching `root` without game history
+    /// or root-move restrictions whose entries are in `tt` (see [`certify`]).
+    pub fn certify(&self, root: &Chess, tt: &Table, limits: CertLimits) -> Result<Certified, CertError> {
+        let (claim, exact) = self.claim().ok_or(CertError::NothingProven)?;
+        certify(root, claim, exact, tt, limits)
+    }
     /// The outcome of a proven `mate` with its line.
     pub fn from_mate(mate: MateLen, exact: bool, pv: Vec<Move>) -> Outcome {
         if mate.side_to_move_mates() {
