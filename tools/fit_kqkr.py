@@ -41,8 +41,7 @@ SIZES = {'defender': len(TRIANGLE), 'flights': 9, **{name: 225 for name in OFFSE
 # What each position beside the lines weighs in the fit against one on them (kind 1
 # against kind 0): the value that explains both about equally well. Variance explained
 # on the held-out lines and siblings (`kqkr_lines -- lines 6000 2`): 0 (lines alone)
-# 0.845 and 0.557, 0.1 0.797 and 0.807, 1 0.722 and 0.830. Only 0.1 was played in
-# clock games (README, "Won endings in clock play").
+# 0.845 and 0.557, 0.1 0.797 and 0.807, 1 0.722 and 0.830.
 DEVIATION_WEIGHT = 0.1
 
 def turn(wk, sk):

@@ -40,28 +40,27 @@ class Uci:
         self.p.wait(timeout=10)
 
 
-def stop_latency(engine):
+def during_search(engine, command, answer):
+    """Seconds from `command` to `answer` half a second into `go infinite`."""
     u = Uci(engine)
     u.send(HARD)
     u.send('go infinite')
     time.sleep(0.5)
-    u.send('stop')
-    t = u.wait_for('bestmove')
+    u.send(command)
+    t = u.wait_for(answer)
+    if answer != 'bestmove':
+        u.send('stop')
+        u.wait_for('bestmove')
     u.close()
     return t
+
+
+def stop_latency(engine):
+    return during_search(engine, 'stop', 'bestmove')
 
 
 def isready_latency(engine):
-    u = Uci(engine)
-    u.send(HARD)
-    u.send('go infinite')
-    time.sleep(0.5)
-    u.send('isready')
-    t = u.wait_for('readyok')
-    u.send('stop')
-    u.wait_for('bestmove')
-    u.close()
-    return t
+    return during_search(engine, 'isready', 'readyok')
 
 
 def hash_go_latency(engine):

@@ -63,13 +63,16 @@ def main():
 
     bench = subprocess.run([args.pnmate, 'bench'], capture_output=True, text=True).stdout.strip()
     os.makedirs(args.out, exist_ok=True)
-    draw(curves, len(SUITES), os.path.join(args.out, 'results.png'))
+    draw(curves, {title: size for title, _, size in SUITES}, os.path.join(args.out, 'results.png'))
     with open(os.path.join(args.out, 'results.md'), 'w') as f:
         f.write(report(rows, bench))
+    readme_table(rows, 'README.md')
 
 
-def draw(curves, n, path):
-    """Found (solid) and best (dashed) mates against the time per position, one panel a suite."""
+def draw(curves, sizes, path):
+    """Found (solid) and best (dashed) mates against the time per position, one panel a
+    suite, each on a scale of its sample's size."""
+    n = len(sizes)
     fig, axes = plt.subplots(1, n, figsize=(4 * n, 3.6), squeeze=False)
     for ax, (title, lines) in zip(axes[0], curves.items()):
         for (name, counts), colour in zip(lines, ['tab:blue', 'tab:orange']):
@@ -79,12 +82,32 @@ def draw(curves, n, path):
         ax.set_xscale('log')
         ax.set_xticks(TIMES, [f'{t:g}' for t in TIMES])
         ax.set_xlabel('seconds per position')
-        ax.set_title(title)
+        ax.set_ylim(0, sizes[title])
+        ax.set_title(f'{title} ({sizes[title]} positions)')
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel('mates')
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+
+
+def readme_table(rows, path):
+    """Rewrites the results table of the README between its markers: found / best at
+    1 s and 3 s, pnmate and Stockfish side by side."""
+    engines = {}
+    for title, size, name, counts in rows:
+        engines.setdefault((title, size), []).append(counts)
+    lines = ['| suite | positions | pnmate 1 s | Stockfish 1 s | pnmate 3 s | Stockfish 3 s |', '|---|---|---|---|---|---|']
+    for (title, size), (ours, theirs) in engines.items():
+        cell = lambda c: f'{c["found"]} / {c["best"]}'  # noqa: E731
+        lines.append(f'| {title} | {size} | {cell(ours[2])} | {cell(theirs[2])} | {cell(ours[3])} | {cell(theirs[3])} |')
+    with open(path) as f:
+        text = f.read()
+    begin, end = '<!-- results: tools/results.py -->\n', '<!-- end of results -->\n'
+    head, rest = text.split(begin)
+    _, tail = rest.split(end)
+    with open(path, 'w') as f:
+        f.write(head + begin + '\n'.join(lines) + '\n' + end + tail)
 
 
 def report(rows, bench):

@@ -1,4 +1,4 @@
-//! The df-pn core: Nagai's recursive MID with thresholds over a depth-bounded AND/OR tree.
+//! The solver: Nagai's recursive MID with thresholds over a depth-bounded AND/OR tree.
 //!
 //! OR nodes: the attacker to move (pn = min over children, dn = sum). AND nodes: the
 //! defender to move (pn = sum, dn = min). A node carries `r`, the plies left in which the
