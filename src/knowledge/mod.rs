@@ -220,3 +220,61 @@ pub fn ending(board: &Board, attacker: Color) -> Option<Ending> {
     };
     Some(Ending { longest_mate: material::longest_mate(board, attacker), long_share, far })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::position::{parse_fen, uci};
+
+    fn node(fen: &str) -> Node {
+        Node::new(parse_fen(fen).unwrap())
+    }
+
+    fn find(node: &Node, text: &str) -> Move {
+        node.pos.legal_moves().into_iter().find(|&m| uci(m) == text).unwrap()
+    }
+
+    #[test]
+    fn outside_endings_the_numbers_are_df_pn_plus() {
+        let n = node("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
+        let k = Knowledge::new(Color::White);
+        let guide = k.at(&n);
+        assert_eq!(guide.quiet(find(&n, "a2a3")), QUIET_PN);
+        assert_eq!(guide.tactical(), QUIET_PN);
+        assert_eq!(guide.check(find(&n, "f1b5"), 7), 7, "a check starts at its evasions");
+        assert_eq!(guide.reply(find(&n, "f3e5")), DEFENDER_CAPTURE_PN);
+        assert!(guide.narrowing(&n).is_none());
+        assert_eq!(ending(n.pos.board(), Color::White), None, "no long bound with 32 men");
+    }
+
+    #[test]
+    fn in_a_quiet_mate_moves_that_drive_the_king_start_lower() {
+        // K+B+B v K: the king's step towards the lone king against one away from it.
+        let n = node("8/8/8/3k4/8/8/8/1BB1K3 w - - 0 1");
+        let mut k = Knowledge::new(Color::White);
+        k.begin_call(n.pos.board());
+        let guide = k.at(&n);
+        assert!(guide.quiet(find(&n, "e1e2")) < guide.quiet(find(&n, "e1f1")));
+        assert!(guide.narrowing(&n).is_some(), "a lone king against minor pieces");
+        let e = ending(n.pos.board(), Color::White).unwrap();
+        assert_eq!((e.long_share, e.far, e.longest_mate), (QUIET_LONG_SHARE, FarBounds::None, None));
+        // A move that mated before starts one lower.
+        let before = guide.quiet(find(&n, "c1g5"));
+        k.learn_mate(MoveCode::of(find(&n, "c1g5")));
+        assert_eq!(k.at(&n).quiet(find(&n, "c1g5")), before - 1);
+    }
+
+    #[test]
+    fn k_q_v_k_r_has_its_longest_mate_and_scales_its_moves() {
+        let n = node("1k6/4K3/8/1r6/8/5Q2/8/8 w - - 0 1");
+        let e = ending(n.pos.board(), Color::White).unwrap();
+        assert_eq!((e.long_share, e.far, e.longest_mate), (LONG_SHARE, FarBounds::UpToLongestMate, Some(35)));
+        let mut k = Knowledge::new(Color::White);
+        k.begin_call(n.pos.board());
+        let guide = k.at(&n);
+        let quiet = find(&n, "f3h3");
+        assert_eq!(guide.quiet(quiet) % ARMED_QUIET_SCALE, 0, "four times the progress number");
+        let check = find(&n, "f3f8");
+        assert_eq!(guide.check(check, 3), guide.quiet(check), "a check that takes nothing starts as a quiet move");
+    }
+}
