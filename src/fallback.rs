@@ -1,7 +1,7 @@
 //! The fallback move chooser: a small alpha-beta search used when no mate is proven, so
 //! that a game goes on sensibly and in time. It claims nothing: its scores are
 //! evaluations, never reported as mates. Its evaluation is the knowledge module's
-//! ([`crate::knowledge::eval`]).
+//! ([`crate::knowledge::evaluate`]).
 //!
 //! It scores any repetition of a game position, or of one on its own path, as a draw, and
 //! a position where the 50-move rule applies as a draw, so a winning side keeps making
@@ -25,7 +25,7 @@ use crate::chess::movecode::MoveCode;
 use crate::chess::node::Node;
 use crate::chess::rules::FIFTY_MOVES;
 use crate::dfpn::monitor::Control;
-use crate::knowledge::eval::{evaluate, material_edge, piece_value};
+use crate::knowledge::{evaluate, material_edge, piece_value};
 use crate::limits::DEFAULT_FALLBACK_DEPTH;
 
 /// The score of a mate in 0 (from the mated side's view, negated).

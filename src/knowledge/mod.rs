@@ -5,7 +5,8 @@
 //! - [`Knowledge`] and [`Guide`]: the initial proof numbers of a node's moves (df-pn+),
 //!   and which quiet moves a call that only looks for mates may set aside ([`Narrowing`]);
 //! - [`ending`]: how far the driver's bounds go in an ending of few men;
-//! - [`eval`]: a static score for the fallback and the order of MultiPV's moves.
+//! - [`evaluate`] (with [`material_edge`] and [`piece_value`]): a static score for the
+//!   fallback and the order of MultiPV's moves.
 //!
 //! Knowledge only orders the search and sets its first numbers: no answer here proves
 //! or disproves anything, so a wrong answer costs nodes, never soundness. A source of
@@ -27,6 +28,8 @@ pub(crate) mod rook_mate;
 pub(crate) mod turned;
 
 use shakmaty::{Board, Color, Move, Position};
+
+pub(crate) use eval::{evaluate, material_edge, piece_value};
 
 use crate::chess::movecode::MoveCode;
 use crate::chess::node::Node;

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use shakmaty::{Chess, Move, Position};
 
 use crate::dfpn::monitor::{Control, Monitor};
-use crate::knowledge::eval::evaluate;
+use crate::knowledge::evaluate;
 use crate::search::{Outcome, Params, Search, Stats};
 use crate::tt::Table;
 

@@ -458,8 +458,10 @@ fn tightening_questions(side: &Side, cap: u32) -> Vec<(Plies, Cycles)> {
 mod tests {
     use super::*;
     use crate::chess::position::parse_fen;
-    use crate::knowledge::queen_rook;
     use crate::knowledge::{LONG_SHARE, QUIET_LONG_SHARE};
+
+    /// The longest K+Q v K+R mate, as the knowledge module knows it.
+    const KQKR_LONGEST_MATE: u32 = 35;
     use shakmaty::Position;
 
     /// The schedule of a search of `fen` (bound `mate`, if any).
@@ -580,7 +582,7 @@ mod tests {
         assert_eq!(long_call("8/8/3p4/1K6/8/4k3/P7/R1N3N1 w - - 0 1", None), None, "seven men");
         assert_eq!(
             long_call("Q7/8/1k5r/8/8/8/2K5/8 w - - 0 1", None),
-            Some((queen_rook::LONGEST_MATE, LONG_SHARE)),
+            Some((KQKR_LONGEST_MATE, LONG_SHARE)),
             "the defender's rook against a queen: the ending's longest mate"
         );
         assert_eq!(
@@ -630,12 +632,8 @@ mod tests {
         assert_eq!(far_ceiling("8/8/8/3k4/8/2K5/8/1R6 w - - 0 1", None), u32::MAX, "a rook mates by checks");
         assert_eq!(far_ceiling("8/5r2/7R/8/5BK1/8/6k1/8 w - - 0 1", None), u32::MAX, "an armed defender");
         let kqkr = "Q7/8/1k5r/8/8/8/2K5/8 w - -";
-        assert_eq!(far_ceiling(&format!("{kqkr} 0 1"), None), queen_rook::LONGEST_MATE, "no K+Q v K+R mate is longer");
-        assert_eq!(
-            far_ceiling(&format!("{kqkr} 80 100"), None),
-            queen_rook::LONGEST_MATE,
-            "taking the rook resets the clock"
-        );
+        assert_eq!(far_ceiling(&format!("{kqkr} 0 1"), None), KQKR_LONGEST_MATE, "no K+Q v K+R mate is longer");
+        assert_eq!(far_ceiling(&format!("{kqkr} 80 100"), None), KQKR_LONGEST_MATE, "taking the rook resets the clock");
         assert_eq!(far_ceiling(&format!("{kqkr} 0 1"), Some(40)), u32::MAX, "the user's bound: no long call");
     }
 }
