@@ -1,4 +1,4 @@
-//! Extracting certificates ([`crate::proof`]) from the table after a search.
+//! Building certificates ([`crate::proof`]) from the table after a search, and writing them.
 //!
 //! A proof DAG is built like a forced line ([`crate::proof::line`]) but keeps every defence: at
 //! an attacker node the child with the shortest known proof (re-proving when the table
