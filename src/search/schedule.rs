@@ -388,24 +388,25 @@ impl Schedule {
     /// cycles are cut there.
     fn far_calls(&self, side: &Side, near: u32) -> VecDeque<(u32, u64)> {
         let long = self.long_call(side, near);
-        let ceiling = self.far_ceiling(side, long);
+        let ceiling = far_ceiling(long);
         let mut calls = VecDeque::new();
         let mut last = near;
         for moves in side.far(self.cap).chain([self.cap]) {
-            if moves > last && moves <= ceiling && long.is_none_or(|(m, _)| m != moves) {
+            if moves > last && moves <= ceiling && long.is_none_or(|c| c.moves != moves) {
                 calls.push_back((moves, 1));
             }
             last = last.max(moves);
         }
-        calls.extend(long);
+        calls.extend(long.map(|c| (c.moves, c.ending.long_share)));
         calls
     }
 
     /// The long call of this round for `side`, in the analysis of an endgame of few men
     /// ([`knowledge::ending`]): its bound (moves: the ending's longest mate where it is
     /// known, else [`LONG_MOVES`], clamped below the 50-move claim) and its budget in
-    /// ladder calls. None elsewhere, or when the bound is not above `near`.
-    fn long_call(&self, side: &Side, near: u32) -> Option<(u32, u64)> {
+    /// ladder calls ([`Ending::long_share`]). None elsewhere, or when the bound is not above
+    /// `near`.
+    fn long_call(&self, side: &Side, near: u32) -> Option<LongCall> {
         if self.user_bound {
             return None;
         }
@@ -413,22 +414,27 @@ impl Schedule {
         let longest = ending.longest_mate.unwrap_or(LONG_MOVES);
         let clock = self.clock;
         let moves = (1..=longest).rev().find(|&m| clock + u32::from(side.plies_for(m).get()) < CLAIM_CLOCK)?;
-        (moves > near).then_some((moves, ending.long_share))
+        (moves > near).then_some(LongCall { moves, ending })
     }
+}
 
-    /// The longest far bound (moves, the cap among them) worth asking beside the round's
-    /// `long` call for `side`, as the ending says ([`FarBounds`]). Every bound is asked
-    /// again once the near bound passes the long one and no long call is left. The
-    /// ceiling of a known longest mate is not cut at the 50-move claim, since taking a
-    /// piece resets the count.
-    fn far_ceiling(&self, side: &Side, long: Option<(u32, u64)>) -> u32 {
-        let Some((moves, _)) = long else { return u32::MAX };
-        match knowledge::ending(&self.board, side.attacker) {
-            Some(Ending { far: FarBounds::None, .. }) => 0,
-            Some(Ending { far: FarBounds::UpToLong, .. }) => moves,
-            Some(Ending { longest_mate, .. }) => longest_mate.unwrap_or(u32::MAX),
-            None => u32::MAX,
-        }
+/// A round's long call: its bound (moves) and the ending it serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LongCall {
+    moves: u32,
+    ending: Ending,
+}
+
+/// The longest far bound (moves, the cap among them) worth asking beside the round's
+/// `long` call, as its ending says ([`FarBounds`]). Every bound is asked again once the
+/// near bound passes the long one and no long call is left. The ceiling of a known
+/// longest mate is not cut at the 50-move claim, since taking a piece resets the count.
+fn far_ceiling(long: Option<LongCall>) -> u32 {
+    let Some(LongCall { moves, ending }) = long else { return u32::MAX };
+    match ending.far {
+        FarBounds::None => 0,
+        FarBounds::UpToLong => moves,
+        FarBounds::UpToLongestMate => ending.longest_mate.unwrap_or(u32::MAX),
     }
 }
 
@@ -567,7 +573,7 @@ mod tests {
     /// near bound at 3.
     fn long_call(fen: &str, mate: Option<u32>) -> Option<(u32, u64)> {
         let s = schedule(fen, mate);
-        s.long_call(&s.sides[0], 3)
+        s.long_call(&s.sides[0], 3).map(|c| (c.moves, c.ending.long_share))
     }
 
     #[test]
@@ -616,7 +622,7 @@ mod tests {
     /// call, the near bound at 3.
     fn far_ceiling(fen: &str, mate: Option<u32>) -> u32 {
         let s = schedule(fen, mate);
-        s.far_ceiling(&s.sides[0], s.long_call(&s.sides[0], 3))
+        super::far_ceiling(s.long_call(&s.sides[0], 3))
     }
 
     #[test]
