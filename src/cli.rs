@@ -403,10 +403,10 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     if args.all {
         print_keys(&results);
     }
-    let written = [(&args.json, json_rows(&results)), (&args.out, solved_lines(&results))];
-    for (path, text) in written {
+    let outputs: [(&Option<PathBuf>, Report); 2] = [(&args.json, json_rows), (&args.out, solved_lines)];
+    for (path, text) in outputs {
         if let Some(path) = path
-            && let Err(e) = std::fs::write(path, text)
+            && let Err(e) = std::fs::write(path, text(&results))
         {
             return fail(&format!("{}: {e}", path.display()));
         }
@@ -554,6 +554,9 @@ fn print_keys(results: &[PositionResult]) {
         println!("  {}  keys: {}", r.entry.fen, keys.join(", "));
     }
 }
+
+/// A file `epd` writes from the results when asked (`--json`, `--out`).
+type Report = fn(&[PositionResult]) -> String;
 
 /// The per-position results of `--json`.
 fn json_rows(results: &[PositionResult]) -> String {

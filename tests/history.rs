@@ -133,8 +133,10 @@ fn history_rule_matches_a_brute_force_with_fide_claims() {
         // Brute force: the shortest mate within n, from the side to move's view; none
         // when the root has occurred five times (the game is drawn, FIDE 9.6.1).
         let shortest = |seen: &[u64]| {
-            let fivefold = seen.iter().filter(|&&h| h == hash(&pos)).count() >= 5;
-            (1..=n).filter(|_| !fivefold).find(|&k| {
+            if seen.iter().filter(|&&h| h == hash(&pos)).count() >= 5 {
+                return None;
+            }
+            (1..=n).find(|&k| {
                 let mut seen = seen.to_vec();
                 if stm_attacks { mates(&pos, 2 * k - 1, &mut seen) } else { loses(&pos, 2 * k, &mut seen) }
             })

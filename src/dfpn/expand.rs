@@ -71,7 +71,7 @@ impl Expander<'_, '_> {
     /// root) into `children`.
     pub fn or(&mut self, node: &Node, r: Plies, ply: usize, root: RootMoves, children: &mut Vec<Child>) -> Expansion {
         let moves = self.tree.node_moves(node, root);
-        // The 50-move rule is the defender's claim, made on its own turn (see expand_and);
+        // The 50-move rule is the defender's claim, made on its own turn (see `and`);
         // at the attacker's turn only the automatic 75-move draw ends the game.
         if moves.is_empty() || node.clock() >= AUTOMATIC_DRAW_CLOCK || cannot_mate(&node.pos, self.tree.attacker) {
             return Expansion::Decided(Value::disproven(Plies::INFINITE), MoveCode::NONE);
