@@ -2,7 +2,7 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
@@ -13,6 +13,7 @@ use pnmate::epd::{EpdEntry, Judgement, LENGTH_BANDS, parse_line};
 use pnmate::proof::certify::CertLimits;
 use pnmate::search::{Event, Params, SolveLimits, solve};
 use pnmate::suite::{PositionResult, RunSettings, Summary, run};
+use pnmate::tablebase::Tables;
 use pnmate::{MateBound, Outcome, Table};
 use shakmaty::Chess;
 
@@ -65,9 +66,26 @@ pub fn seconds(s: Option<f64>) -> Result<Option<Duration>, String> {
     }
 }
 
+/// Loads the tables of `--syzygy`, saying on stderr what it found; an error when the
+/// option names no readable table.
+fn load_tables(paths: Option<&str>) -> Result<Option<Arc<Tables>>, String> {
+    let Some(paths) = paths else { return Ok(None) };
+    let (tables, loaded) = Tables::load(paths, usize::MAX);
+    for problem in &loaded.problems {
+        eprintln!("{problem}");
+    }
+    match tables {
+        Some(t) => {
+            eprintln!("{}", loaded.summary());
+            Ok(Some(t))
+        }
+        None => Err(format!("--syzygy {paths}: {}", loaded.summary())),
+    }
+}
+
 /// Runs `solve`; returns the exit status.
 pub fn run_solve(args: &SolveArgs) -> i32 {
-    let SolveArgs { ref fen, mate, time, nodes, hash, threads, all, json, ref proof } = *args;
+    let SolveArgs { ref fen, mate, time, nodes, hash, threads, all, json, ref proof, ref syzygy } = *args;
     let pos = match parse_fen(fen) {
         Ok(p) => p,
         Err(e) => return fail(&e.to_string()),
@@ -82,10 +100,15 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
     if let Err(e) = in_ranges(hash, threads) {
         return fail(&e);
     }
+    let tables = match load_tables(syzygy.as_deref()) {
+        Ok(t) => t,
+        Err(e) => return fail(&e),
+    };
     let mut tt = Table::new(hash);
     tt.finish_touching(); // the time limit starts with the table in memory
     if all {
-        return run_all_keys(&pos, mate.unwrap_or(1), SolveLimits { nodes, time }, &tt, threads, json);
+        let params = Params { mate: MateBound::new(mate.unwrap_or(1).into()), threads, tables, ..Params::default() };
+        return run_all_keys(&pos, params, SolveLimits { nodes, time }, &tt, json);
     }
     let mut on_event = |e: Event| {
         if json {
@@ -101,16 +124,21 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
             );
         }
     };
-    let params = Params { mate: mate.and_then(|m| MateBound::new(m.into())), threads, ..Params::default() };
+    let params = Params {
+        mate: mate.and_then(|m| MateBound::new(m.into())),
+        threads,
+        tables: tables.clone(),
+        ..Params::default()
+    };
     let limits = SolveLimits { nodes, time };
     // Deep bounds recurse deeply: search on a thread with a large stack.
     let searched = std::thread::scope(|scope| {
         pnmate::search::search_thread("pnmate-solve")
             .spawn_scoped(scope, || {
                 let (outcome, stats) = solve(&pos, params, limits, &tt, &mut on_event);
-                let written = proof
-                    .as_ref()
-                    .map(|path| outcome.certify(&pos, &tt, CertLimits::default()).and_then(|c| c.write(path)));
+                let written = proof.as_ref().map(|path| {
+                    outcome.certify(&pos, &tt, CertLimits::default(), tables.as_deref()).and_then(|c| c.write(path))
+                });
                 (outcome, stats, written)
             })
             .map(|h| h.join())
@@ -189,12 +217,12 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
 }
 
 /// `solve --all`: every first move that mates within `mate`, with its proven length.
-fn run_all_keys(pos: &Chess, mate: u32, limits: SolveLimits, tt: &Table, threads: usize, json: bool) -> i32 {
+fn run_all_keys(pos: &Chess, params: Params, limits: SolveLimits, tt: &Table, json: bool) -> i32 {
     use pnmate::dfpn::monitor::Control;
     use pnmate::search::multipv::rank_moves;
+    let mate = params.mate.map_or(0, |m| m.moves());
     let control = Control::new();
     control.set_deadline(limits.time);
-    let params = Params { mate: MateBound::new(mate.into()), threads, ..Params::default() };
     tt.new_search();
     let searched = std::thread::scope(|scope| {
         pnmate::search::search_thread("pnmate-solve")
@@ -268,6 +296,9 @@ pub struct SolveArgs {
     /// Write a proof certificate of the result here (check it with `pnmate-check`).
     #[arg(long, conflicts_with = "all")]
     pub proof: Option<PathBuf>,
+    /// Syzygy tablebase directories, separated by ':' (';' on Windows).
+    #[arg(long)]
+    pub syzygy: Option<String>,
 }
 
 /// Options of the `epd` subcommand.
@@ -312,6 +343,9 @@ pub struct EpdArgs {
     /// missing), named by the position's number in the run: `00001.cert`, ...
     #[arg(long)]
     pub proofs: Option<PathBuf>,
+    /// Syzygy tablebase directories, separated by ':' (';' on Windows).
+    #[arg(long)]
+    pub syzygy: Option<String>,
 }
 
 /// How each position's mate bound is chosen.
@@ -375,7 +409,12 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     // Jobs times threads stays within the cores unless the user asks for more.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = args.jobs.unwrap_or(cores / args.threads).max(1);
+    let tables = match load_tables(args.syzygy.as_deref()) {
+        Ok(t) => t,
+        Err(e) => return fail(&e),
+    };
     let settings = RunSettings {
+        tables,
         limits: SolveLimits { nodes: args.nodes, time },
         hash: args.hash,
         jobs,

@@ -21,10 +21,11 @@ use crate::chess::position::{parse_fen, play_moves};
 use crate::dfpn::monitor::{Control, Monitor, Progress};
 use crate::error::{OptionError, SetupError, UciError};
 use crate::fallback::{self, choose_move};
+use crate::knowledge::tablebase::Tables;
 use crate::limits::Limits;
 use crate::options::{OPTIONS, OptionId, Setting, find as find_option};
 use crate::search::multipv::{MoveResult, rank_moves};
-use crate::search::{Event, Outcome, Params, Search, Stats, search_thread};
+use crate::search::{Event, Outcome, Params, Search, Stats, search_thread, tbhits};
 use crate::tt::Table;
 
 /// How long `isready` waits for a new table's pages to be faulted in. A client may send
@@ -175,7 +176,17 @@ pub struct Engine {
     /// The fallback's table, kept between the moves of a game like the prover's.
     fallback_tt: Arc<Mutex<fallback::Table>>,
     settings: Settings,
+    /// The tablebases (the SyzygyPath and SyzygyProbeLimit options).
+    syzygy: Syzygy,
     running: Option<Running>,
+}
+
+/// The tablebase settings and the tables they loaded.
+#[derive(Default)]
+struct Syzygy {
+    path: String,
+    probe_limit: usize,
+    tables: Option<Arc<Tables>>,
 }
 
 impl Default for Engine {
@@ -200,6 +211,7 @@ impl Engine {
                 chess960: false,
                 multipv: 1,
             },
+            syzygy: Syzygy::default(),
             running: None,
         };
         for option in OPTIONS {
@@ -274,13 +286,33 @@ impl Engine {
             OptionId::Ponder => None,
             OptionId::Chess960 => self.set_chess960(flag),
             OptionId::ShowWdl => self.set_show_wdl(flag),
-            OptionId::SyzygyPath => match &setting {
-                Setting::Text(path) if !path.is_empty() => {
-                    Some(format!("SyzygyPath '{path}' accepted; pnmate does not use tablebases yet"))
-                }
-                _ => None,
-            },
+            OptionId::SyzygyPath => {
+                let Setting::Text(path) = setting else { return Ok(None) };
+                self.syzygy.path = path;
+                self.load_tables()
+            }
+            OptionId::SyzygyProbeLimit => {
+                self.syzygy.probe_limit = number() as usize;
+                self.load_tables()
+            }
         })
+    }
+
+    /// Loads the tables of the SyzygyPath option for positions within the probe limit;
+    /// says what it found (nothing when the path is empty).
+    fn load_tables(&mut self) -> Option<String> {
+        self.stop();
+        let _ = self.wait();
+        let (tables, loaded) = Tables::load(&self.syzygy.path, self.syzygy.probe_limit);
+        self.syzygy.tables = tables;
+        let path = self.syzygy.path.trim();
+        if path.is_empty() || path == "<empty>" {
+            return None;
+        }
+        let summary = loaded.summary();
+        let mut lines = loaded.problems;
+        lines.push(summary);
+        Some(lines.join("\n"))
     }
 
     /// The table, for exclusive use between searches (after [`Engine::stop`] and
@@ -382,6 +414,8 @@ impl Engine {
             limits,
             threads: self.settings.threads,
             multipv: self.settings.multipv,
+            tables: self.syzygy.tables.clone(),
+            tbhits_before: tbhits(&self.syzygy.tables),
             sink: Arc::clone(&sink),
         };
         // The job goes into a slot the thread takes it from, so that it is still here
@@ -470,6 +504,9 @@ struct Job {
     limits: Limits,
     threads: usize,
     multipv: usize,
+    tables: Option<Arc<Tables>>,
+    /// The tables' probe count when the job was made.
+    tbhits_before: u64,
     sink: Sink,
 }
 
@@ -591,6 +628,7 @@ impl Job {
             hashfull: self.tt.hashfull(),
             depth: p.depth,
             seldepth: p.seldepth.max(p.depth),
+            tbhits: tbhits(&self.tables) - self.tbhits_before,
         }
     }
 
@@ -627,6 +665,7 @@ impl Job {
             root_moves: (!allowed.is_empty()).then(|| allowed.clone()),
             history: self.history.clone(),
             threads: self.threads,
+            tables: self.tables.clone(),
         };
         if self.multipv > 1 {
             return self.rank_and_choose(pos, &allowed, &params);
@@ -648,6 +687,10 @@ impl Job {
             Outcome::Mate { pv, .. } | Outcome::Mated { pv, .. } if !pv.is_empty() => (Some(pv[0]), pv.get(1).copied()),
             _ if unshown.is_some() => (unshown, None),
             _ => {
+                if let Some((best, cp)) = self.tables.as_ref().and_then(|t| t.play(pos, &allowed)) {
+                    (self.sink)(EngineEvent::Evaluation { cp, pv: vec![best], stats: self.progress() });
+                    return (Some(best), None);
+                }
                 // After pondering, the move's time runs from ponderhit, not from `go`.
                 let spent = self.clock_started(started).elapsed();
                 let time = match self.budget {
@@ -731,6 +774,8 @@ mod tests {
             limits: Limits::default(),
             threads: 1,
             multipv: 1,
+            tables: None,
+            tbhits_before: 0,
             sink: Arc::new(move |e| events.lock().unwrap().push(e)),
         }
     }

@@ -62,6 +62,8 @@ pub enum OptionId {
     ShowWdl,
     /// Tablebase directories.
     SyzygyPath,
+    /// The most men of a position the tablebases are probed for.
+    SyzygyProbeLimit,
 }
 
 /// One engine option.
@@ -137,6 +139,11 @@ pub const OPTIONS: &[EngineOption] = &[
     EngineOption { name: "UCI_Chess960", kind: Kind::Check { default: false }, id: OptionId::Chess960 },
     EngineOption { name: "UCI_ShowWDL", kind: Kind::Check { default: false }, id: OptionId::ShowWdl },
     EngineOption { name: "SyzygyPath", kind: Kind::Text, id: OptionId::SyzygyPath },
+    EngineOption {
+        name: "SyzygyProbeLimit",
+        kind: Kind::Spin { min: 0, max: 7, default: 7 },
+        id: OptionId::SyzygyProbeLimit,
+    },
 ];
 
 /// The largest table, in MB (UCI `Hash`, CLI `--hash`).

@@ -2,14 +2,15 @@
 //! every result against the suite and tallies a summary. Printing is the caller's.
 
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::chess::mate_len::MateBound;
 use crate::dfpn::monitor::Control;
 use crate::epd::{EpdEntry, Judgement, LENGTH_BANDS, band, judge};
 use crate::error::CertError;
+use crate::knowledge::tablebase::Tables;
 use crate::proof::Written;
 use crate::proof::certify::CertLimits;
 use crate::search::Outcome;
@@ -43,6 +44,8 @@ pub struct PositionResult {
 /// Per-run settings.
 #[derive(Clone, Debug)]
 pub struct RunSettings {
+    /// The tablebases, when loaded.
+    pub tables: Option<Arc<Tables>>,
     /// Limits per position.
     pub limits: SolveLimits,
     /// Table size per job (MB).
@@ -82,7 +85,12 @@ pub fn run(
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(entry) = entries.get(i) else { break };
-            let params = Params { mate: bound_of(entry), threads: settings.threads, ..Params::default() };
+            let params = Params {
+                mate: bound_of(entry),
+                threads: settings.threads,
+                tables: settings.tables.clone(),
+                ..Params::default()
+            };
             tt.clear(); // independent positions: results do not depend on scheduling
             let started = Instant::now();
             let (outcome, mut stats) = solve(&entry.pos, params, settings.limits, &tt, &mut |_| {});
@@ -97,7 +105,8 @@ pub fn run(
             };
             let certificate = settings.proofs.as_ref().filter(|_| outcome != Outcome::Unknown).map(|dir| {
                 let path = dir.join(certificate_name(i));
-                outcome.certify(&entry.pos, &tt, CertLimits::default()).and_then(|c| c.write(&path))
+                let tables = settings.tables.as_deref();
+                outcome.certify(&entry.pos, &tt, CertLimits::default(), tables).and_then(|c| c.write(&path))
             });
             let r = PositionResult {
                 index: i,
@@ -129,7 +138,12 @@ pub fn run(
 fn all_keys(entry: &EpdEntry, moves: u32, settings: &RunSettings, tt: &Table) -> (Vec<MoveResult>, u64) {
     let control = Control::new();
     control.set_deadline(settings.limits.time);
-    let params = Params { mate: MateBound::new(moves.into()), threads: settings.threads, ..Params::default() };
+    let params = Params {
+        mate: MateBound::new(moves.into()),
+        threads: settings.threads,
+        tables: settings.tables.clone(),
+        ..Params::default()
+    };
     let mut nodes = 0;
     let results = rank_moves(&entry.pos, &params, &[], tt, &control, settings.limits.nodes, &mut |round| {
         nodes = round.stats.nodes;

@@ -236,13 +236,14 @@ fn wdl(style: Style, (w, d, l): (u32, u32, u32)) -> String {
 /// The common `depth .. seldepth .. nodes .. nps .. time .. hashfull ..` fields.
 fn counters(stats: &Stats) -> String {
     format!(
-        "depth {} seldepth {} nodes {} nps {} time {} hashfull {}",
+        "depth {} seldepth {} nodes {} nps {} time {} hashfull {} tbhits {}",
         stats.depth,
         stats.seldepth.max(stats.depth),
         stats.nodes,
         stats.nps(),
         stats.time.as_millis(),
-        stats.hashfull
+        stats.hashfull,
+        stats.tbhits
     )
 }
 
@@ -345,7 +346,7 @@ pub fn handle(engine: &mut Engine, command: Command, out: &Out) -> bool {
         Command::Debug(_) | Command::Register | Command::Empty => {}
         Command::UciNewGame => engine.new_game(),
         Command::SetOption { name, value } => match engine.set_option(&name, value.as_deref()) {
-            Ok(Some(note)) => emit(out, &[format!("info string {note}")]),
+            Ok(Some(note)) => emit(out, &note.lines().map(|l| format!("info string {l}")).collect::<Vec<_>>()),
             Ok(None) => {}
             Err(e) => emit(out, &[format!("info string error: {e}")]),
         },
@@ -447,21 +448,24 @@ mod tests {
 
     #[test]
     fn scores_lines_and_counters_as_guis_read_them() {
-        let stats = Stats { nodes: 2000, time: Duration::from_millis(1000), hashfull: 3, depth: 9, seldepth: 4 };
+        let stats =
+            Stats { nodes: 2000, time: Duration::from_millis(1000), hashfull: 3, depth: 9, seldepth: 4, tbhits: 0 };
         let style = Style { show_wdl: true, chess960: false };
         let pos = shakmaty::Chess::default();
         let e4 = shakmaty::uci::UciMove::from_ascii(b"e2e4").unwrap().to_move(&pos).unwrap();
         assert_eq!(
             format_event(&EngineEvent::Progress(stats), style),
-            ["info depth 9 seldepth 9 nodes 2000 nps 2000 time 1000 hashfull 3"]
+            ["info depth 9 seldepth 9 nodes 2000 nps 2000 time 1000 hashfull 3 tbhits 0"]
         );
         assert_eq!(
             format_event(&EngineEvent::Evaluation { cp: 35, pv: vec![e4], stats }, style),
-            ["info depth 9 seldepth 9 nodes 2000 nps 2000 time 1000 hashfull 3 score cp 35 wdl 113 837 50 pv e2e4"]
+            [
+                "info depth 9 seldepth 9 nodes 2000 nps 2000 time 1000 hashfull 3 tbhits 0 score cp 35 wdl 113 837 50 pv e2e4"
+            ]
         );
         assert_eq!(
             format_event(&EngineEvent::Evaluation { cp: 35, pv: vec![e4], stats }, Style::default()),
-            ["info depth 9 seldepth 9 nodes 2000 nps 2000 time 1000 hashfull 3 score cp 35 pv e2e4"]
+            ["info depth 9 seldepth 9 nodes 2000 nps 2000 time 1000 hashfull 3 tbhits 0 score cp 35 pv e2e4"]
         );
         assert_eq!(
             format_event(&EngineEvent::RootTerminal { checkmated: true }, style),

@@ -200,8 +200,8 @@ fn a_stalemate_called_mate_is_rejected() {
             attacker: Color::White,
             plies: 1,
             nodes: vec![
-                CertNode { hash: Node::new(after.clone()).hash, edges: vec![] },
-                CertNode { hash: Node::new(root.clone()).hash, edges: vec![(move_code(m), 0)] },
+                CertNode { hash: Node::new(after.clone()).hash, edges: vec![], tablebase: false },
+                CertNode { hash: Node::new(root.clone()).hash, edges: vec![(move_code(m), 0)], tablebase: false },
             ],
         }],
     };

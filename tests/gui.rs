@@ -46,7 +46,13 @@ fn lichess_bot_default_options_are_accepted_in_one_configure() {
     assert!(lines.is_empty(), "{lines:?}");
     s.send("setoption name SyzygyPath value /opt/syzygy");
     let lines = s.sync();
-    assert_eq!(lines, ["info string SyzygyPath '/opt/syzygy' accepted; pnmate does not use tablebases yet"]);
+    assert_eq!(
+        lines,
+        [
+            "info string cannot read Syzygy directory '/opt/syzygy': No such file or directory (os error 2)",
+            "info string no Syzygy tables found"
+        ]
+    );
 }
 
 #[test]

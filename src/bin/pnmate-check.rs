@@ -1,11 +1,12 @@
 //! pnmate-check: verifies a pnmate proof certificate without trusting pnmate.
 //!
-//! Usage: `pnmate-check FILE...`. For each file it prints `valid: <claim>` or
-//! `invalid: <first reason>` (prefixed by the file name when there are several) and exits
-//! with status 1 when any file is invalid (2 when one cannot be read).
+//! Usage: `pnmate-check [--syzygy DIRS] FILE...`. For each file it prints `valid: <claim>`
+//! or `invalid: <first reason>` (prefixed by the file name when there are several) and
+//! exits with status 1 when any file is invalid (2 when one cannot be read).
 //!
 //! This program reads the format that `src/proof/FORMAT.md` describes and uses shakmaty
-//! for the rules of chess and nothing of the pnmate library (a test enforces it), so a
+//! for the rules of chess (and shakmaty-syzygy for the tablebase leaves of a disproof,
+//! which need `--syzygy`) and nothing of the pnmate library (a test enforces it), so a
 //! bug in the prover cannot hide in the check. It re-derives every position from the
 //! root by playing the certificate's moves, so a node's stored hash only names the
 //! position: a hash that names another position is rejected, and a node reached from two
@@ -20,7 +21,13 @@ use shakmaty::{
     zobrist::Zobrist64,
 };
 
+use shakmaty_syzygy::{Tablebase, Wdl};
+
 const MAGIC: &str = "pnmate-certificate 1";
+/// The header line of a certificate with tablebase leaves.
+const TABLEBASES: &str = "tablebases syzygy";
+/// The edge count of a tablebase leaf.
+const TABLEBASE_LEAF: u64 = 1023;
 const RULES: &str = "pnmate-1";
 const TRAILER: &[u8] = b"END\n";
 /// The halfmove clock at which the game ends in a draw at the attacker's turn (75 moves).
@@ -47,6 +54,8 @@ struct Shape {
 /// The parsed header.
 struct Header {
     root: Chess,
+    /// Whether the certificate announces tablebase leaves.
+    tablebases: bool,
     claim: (String, u32),
     shortest: Option<bool>,
     shapes: Vec<Shape>,
@@ -61,6 +70,8 @@ enum Base {
     Inner,
     /// Disproof: the attacker can never mate from here.
     Never,
+    /// Disproof: a tablebase leaf, still to be probed.
+    Table,
     /// Disproof: a leaf, the attacker cannot mate within this many plies.
     Leaf(u32),
     /// Disproof: one plus the smallest child's value (attacker node) or the one listed
@@ -69,9 +80,27 @@ enum Base {
 }
 
 fn main() -> ExitCode {
-    let files: Vec<String> = std::env::args().skip(1).collect();
+    let mut files: Vec<String> = std::env::args().skip(1).collect();
+    let mut tables = None;
+    if let Some(i) = files.iter().position(|f| f == "--syzygy") {
+        let Some(dirs) = files.get(i + 1).cloned() else {
+            eprintln!("--syzygy needs the tables' directories");
+            return ExitCode::from(2);
+        };
+        files.drain(i..=i + 1);
+        let mut tb = Tablebase::new();
+        for dir in dirs.split(if cfg!(windows) { ';' } else { ':' }).filter(|d| !d.is_empty()) {
+            if let Err(e) = tb.add_directory(dir) {
+                eprintln!("cannot read Syzygy directory '{dir}': {e}");
+                return ExitCode::from(2);
+            }
+        }
+        tables = Some(tb);
+    }
     if files.is_empty() || files.iter().any(|f| f == "-h" || f == "--help") {
-        eprintln!("usage: pnmate-check FILE...\nVerifies pnmate proof certificates (see src/proof/FORMAT.md).");
+        eprintln!(
+            "usage: pnmate-check [--syzygy DIRS] FILE...\nVerifies pnmate proof certificates (see src/proof/FORMAT.md)."
+        );
         return ExitCode::from(2);
     }
     let mut status = 0u8;
@@ -87,7 +116,7 @@ fn main() -> ExitCode {
         };
         let start = Instant::now();
         let mut nodes = 0usize;
-        match check(&bytes, &mut nodes) {
+        match check(&bytes, tables.as_ref(), &mut nodes) {
             Ok(claim) => println!("{prefix}valid: {claim}"),
             Err(reason) => {
                 println!("{prefix}invalid: {reason}");
@@ -106,7 +135,7 @@ fn main() -> ExitCode {
 }
 
 /// Checks a whole certificate; the claim in words when it holds.
-fn check(bytes: &[u8], nodes_seen: &mut usize) -> Verdict<String> {
+fn check(bytes: &[u8], tables: Option<&Tablebase<Chess>>, nodes_seen: &mut usize) -> Verdict<String> {
     let mut r = Reader { bytes, at: 0 };
     let header = read_header(&mut r)?;
     let stm = header.root.turn();
@@ -140,7 +169,8 @@ fn check(bytes: &[u8], nodes_seen: &mut usize) -> Verdict<String> {
         if tag != if shape.kind == Kind::Proof { b'P' } else { b'D' } {
             return Err(format!("section {number}: wrong tag"));
         }
-        let value = check_section(&mut r, &header.root, shape).map_err(|e| format!("section {number}: {e}"))?;
+        let leaves = header.tablebases.then_some(tables);
+        let value = check_section(&mut r, &header.root, shape, leaves).map_err(|e| format!("section {number}: {e}"))?;
         *nodes_seen += shape.nodes;
         match shape.kind {
             Kind::Proof if value > shape.plies => {
@@ -185,7 +215,11 @@ fn read_header(r: &mut Reader) -> Verdict<Header> {
     if r.line()? != "history none" {
         return Err("only certificates without game history (`history none`) are supported".into());
     }
-    let claim = r.line()?;
+    let mut claim = r.line()?;
+    let tablebases = claim == TABLEBASES;
+    if tablebases {
+        claim = r.line()?;
+    }
     let claim = claim.strip_prefix("claim ").ok_or("the fifth line must be `claim ...`")?;
     let (what, n) = claim.split_once(' ').ok_or("bad claim line")?;
     let n: u32 = n.parse().map_err(|_| "bad claim length")?;
@@ -228,7 +262,7 @@ fn read_header(r: &mut Reader) -> Verdict<Header> {
             return Err(format!("unknown header line `{line}`"));
         }
     }
-    Ok(Header { root, claim: (what.to_string(), n), shortest, shapes })
+    Ok(Header { root, tablebases, claim: (what.to_string(), n), shortest, shapes })
 }
 
 /// A position as the rules see it: everything but the move number.
@@ -270,8 +304,14 @@ fn fifty_move_claim(pos: &Chess, legal: &MoveList) -> bool {
 }
 
 /// Checks one section and returns its root's value: plies to mate (proof) or plies
-/// within which the attacker cannot mate (disproof).
-fn check_section(r: &mut Reader, root: &Chess, shape: &Shape) -> Verdict<u32> {
+/// within which the attacker cannot mate (disproof). `leaves` is Some when the header
+/// announces tablebase leaves, with the tables to probe them when given.
+fn check_section(
+    r: &mut Reader,
+    root: &Chess,
+    shape: &Shape,
+    leaves: Option<Option<&Tablebase<Chess>>>,
+) -> Verdict<u32> {
     let n = shape.nodes;
     if n > (r.bytes.len() - r.at) / 9 {
         return Err("the file is truncated (fewer bytes than the announced nodes need)".into());
@@ -280,10 +320,18 @@ fn check_section(r: &mut Reader, root: &Chess, shape: &Shape) -> Verdict<u32> {
     let mut hashes = Vec::with_capacity(n);
     let mut starts = Vec::with_capacity(n + 1);
     let mut edges: Vec<(u16, u32)> = Vec::new();
-    for _ in 0..n {
+    let mut table_leaves = Vec::new();
+    for i in 0..n {
         hashes.push(u64::from_le_bytes(r.take(8)?.try_into().expect("8 bytes")));
         starts.push(edges.len());
         let k = r.varint()?;
+        if k == TABLEBASE_LEAF {
+            if leaves.is_none() || shape.kind != Kind::Disproof {
+                return Err(format!("node {i}: a tablebase leaf where none may be"));
+            }
+            table_leaves.push(i);
+            continue;
+        }
         if k > 256 {
             return Err("a node with more than 256 edges".into());
         }
@@ -309,6 +357,19 @@ fn check_section(r: &mut Reader, root: &Chess, shape: &Shape) -> Verdict<u32> {
         let attacker_moves = pos.turn() == shape.attacker;
         let cannot_mate = pos.has_insufficient_material(shape.attacker);
         let at = |what: &str| format!("node {i} ({}): {what}", fen_of(&pos));
+        if table_leaves.binary_search(&i).is_ok() {
+            let tables = leaves.flatten().ok_or_else(|| at("a tablebase leaf: give --syzygy with the tables"))?;
+            if pos.castles().any() {
+                return Err(at("a tablebase leaf with castling rights"));
+            }
+            let wdl = tables.probe_wdl_after_zeroing(&pos).map_err(|e| at(&format!("cannot probe the tables: {e}")))?;
+            let attacker_wins = if attacker_moves { wdl == Wdl::Win } else { wdl == Wdl::Loss };
+            if attacker_wins {
+                return Err(at("a tablebase leaf where the tables say the attacker wins"));
+            }
+            bases[i] = Base::Table;
+            continue;
+        }
         bases[i] = match (shape.kind, attacker_moves) {
             (Kind::Proof, true) => {
                 if legal.is_empty() {
@@ -399,7 +460,7 @@ fn check_section(r: &mut Reader, root: &Chess, shape: &Shape) -> Verdict<u32> {
         let children = edges[starts[i]..starts[i + 1]].iter().map(|&(_, c)| values[c as usize]);
         values[i] = match bases[i] {
             Base::Mated => 0,
-            Base::Never => NEVER,
+            Base::Never | Base::Table => NEVER,
             Base::Leaf(v) => v,
             Base::Inner => children.max().expect("inner nodes have children").saturating_add(1),
             Base::Min => children.min().expect("inner nodes have children").saturating_add(1),

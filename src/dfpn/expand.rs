@@ -19,7 +19,7 @@ use crate::dfpn::monitor::Monitor;
 use crate::dfpn::pndn::PnDn;
 use crate::dfpn::tree::{Cycles, RootMoves, Tree};
 use crate::dfpn::value::Value;
-use crate::knowledge::{Knowledge, NARROW_QUIET, Narrowing};
+use crate::knowledge::{Exact, Knowledge, NARROW_QUIET, Narrowing};
 
 /// Where a call sets quiet moves aside, and what it did.
 #[derive(Default)]
@@ -45,7 +45,7 @@ impl SetAside {
 pub struct Expander<'e, 'a> {
     pub tree: &'e Tree<'a>,
     pub monitor: &'e mut Monitor,
-    pub knowledge: &'e Knowledge,
+    pub knowledge: &'e Knowledge<'a>,
     pub set_aside: &'e mut SetAside,
 }
 
@@ -73,7 +73,11 @@ impl Expander<'_, '_> {
         let moves = self.tree.node_moves(node, root);
         // The 50-move rule is the defender's claim, made on its own turn (see `and`);
         // at the attacker's turn only the automatic 75-move draw ends the game.
-        if moves.is_empty() || node.clock() >= AUTOMATIC_DRAW_CLOCK || cannot_mate(&node.pos, self.tree.attacker) {
+        if moves.is_empty()
+            || node.clock() >= AUTOMATIC_DRAW_CLOCK
+            || cannot_mate(&node.pos, self.tree.attacker)
+            || self.knowledge.no_win(node)
+        {
             return Expansion::Decided(Value::disproven(Plies::INFINITE), MoveCode::NONE);
         }
         if r == Plies::ZERO {
@@ -120,7 +124,8 @@ impl Expander<'_, '_> {
         let guide = self.knowledge.at(node);
         for c in children.iter_mut() {
             if !c.probed {
-                c.value = Value::open(PnDn(guide.quiet(c.mv)), PnDn::ONE);
+                c.value =
+                    start(guide.exact(node, c.mv)).unwrap_or_else(|| Value::open(PnDn(guide.quiet(c.mv)), PnDn::ONE));
                 continue;
             }
             let m = c.mv;
@@ -133,9 +138,10 @@ impl Expander<'_, '_> {
                     if evasions == 0 {
                         return Expansion::Decided(Value::proven(Plies::new(1)), MoveCode::of(m));
                     }
-                    Value::open(PnDn(guide.check(m, evasions)), PnDn::ONE)
+                    start(guide.exact(node, m))
+                        .unwrap_or_else(|| Value::open(PnDn(guide.check(m, evasions)), PnDn::ONE))
                 }
-                None => Value::open(PnDn(guide.tactical()), PnDn::ONE),
+                None => start(guide.exact(node, m)).unwrap_or_else(|| Value::open(PnDn(guide.tactical()), PnDn::ONE)),
             };
             if value.is_proven() && shortest.is_none_or(|(p, _)| value.mate.at_most < p) {
                 shortest = Some((value.mate.at_most, m));
@@ -212,7 +218,8 @@ impl Expander<'_, '_> {
             let v = if node.pos.is_check() { Value::proven(Plies::ZERO) } else { Value::disproven(Plies::INFINITE) };
             return Expansion::Decided(v, MoveCode::NONE);
         }
-        if can_claim_fifty(&node.pos, &all) || cannot_mate(&node.pos, self.tree.attacker) {
+        if can_claim_fifty(&node.pos, &all) || cannot_mate(&node.pos, self.tree.attacker) || self.knowledge.no_win(node)
+        {
             return Expansion::Decided(Value::disproven(Plies::INFINITE), MoveCode::NONE);
         }
         if let Some(reps) = self.tree.repetitions
@@ -241,10 +248,23 @@ impl Expander<'_, '_> {
                 }
                 c.value = value;
             } else {
+                if guide.exact(node, c.mv) == Some(Exact::NoWin) {
+                    return Expansion::Decided(Value::disproven(Plies::INFINITE), MoveCode::of(c.mv));
+                }
                 c.value = Value::open(PnDn(guide.reply(c.mv)), PnDn::ONE);
             }
         }
         Expansion::Open
+    }
+}
+
+/// An attacker move's first value from the tables: disproven for every bound where the
+/// attacker cannot win, else open with the tables' proof number.
+#[inline]
+fn start(exact: Option<Exact>) -> Option<Value> {
+    match exact? {
+        Exact::NoWin => Some(Value::disproven(Plies::INFINITE)),
+        Exact::Win(pn) => pn.map(|pn| Value::open(PnDn(pn), PnDn::ONE)),
     }
 }
 
@@ -265,7 +285,7 @@ mod tests {
         let n = Node::new(parse_fen("8/6K1/8/8/8/1k6/8/1BB5 w - - 0 1").unwrap());
         let tt = Table::new(1);
         let mut monitor = Monitor::new(Control::new(), None);
-        let mut knowledge = Knowledge::new(Color::White);
+        let mut knowledge = Knowledge::new(Color::White, None);
         knowledge.begin_call(n.pos.board());
         let mut set_aside = SetAside::default();
         set_aside.begin();

@@ -23,6 +23,7 @@ use crate::dfpn::query::Keys;
 use crate::dfpn::tree::{Cycles, RootMoves, Tree};
 use crate::dfpn::value::{Value, Verdict};
 use crate::knowledge::Knowledge;
+use crate::knowledge::tablebase::Tables;
 use crate::tt::{Record, Table};
 
 /// One root call of the solver: how much it may spend and what its root is. The search's
@@ -49,6 +50,8 @@ pub struct Question<'q> {
     pub root_moves: Option<&'q [Move]>,
     /// Repetitions the defender may claim against the game history, if any.
     pub repetitions: Option<&'q Repetitions>,
+    /// The tablebases, when loaded.
+    pub tables: Option<&'q Tables>,
 }
 
 /// The df-pn solver for one question over one table.
@@ -58,7 +61,7 @@ pub struct Solver<'a> {
     /// Node counting and limits.
     pub monitor: &'a mut Monitor,
     /// What is known beyond the rules (see [`crate::knowledge`]).
-    knowledge: Knowledge,
+    knowledge: Knowledge<'a>,
     /// Where the current call sets quiet moves aside.
     set_aside: SetAside,
     /// Children lists by ply, kept for their allocations.
@@ -83,7 +86,7 @@ impl<'a> Solver<'a> {
                 cycles: Cycles::Search,
             },
             monitor,
-            knowledge: Knowledge::new(question.attacker),
+            knowledge: Knowledge::new(question.attacker, question.tables),
             set_aside: SetAside::default(),
             stack: Vec::new(),
             path: Vec::new(),
@@ -322,7 +325,7 @@ mod tests {
 
     fn verdict(tt: &Table, node: &Node, moves: u32, cycles: Cycles) -> Verdict {
         let mut monitor = Monitor::new(Control::new(), Some(5_000_000));
-        let question = Question { attacker: node.pos.turn(), root_moves: None, repetitions: None };
+        let question = Question { attacker: node.pos.turn(), root_moves: None, repetitions: None, tables: None };
         let mut solver = Solver::new(tt, &mut monitor, question);
         let call = Call { budget: None, root: RootMoves::Restricted, game_root: true, cycles };
         solver.solve(node, Plies::mate_in(moves), call)
@@ -335,7 +338,7 @@ mod tests {
         let tt = Table::new(1);
         assert_eq!(verdict(&tt, &kr, 3, Cycles::Cut), Verdict::Unknown);
         let mut monitor = Monitor::new(Control::new(), None);
-        let question = Question { attacker: Color::White, root_moves: None, repetitions: None };
+        let question = Question { attacker: Color::White, root_moves: None, repetitions: None, tables: None };
         let stored = Solver::new(&tt, &mut monitor, question).lookup(&kr, Plies::mate_in(3));
         assert!(!stored.is_some_and(|v| v.is_disproven()), "a path-dependent disproof reached the table");
         assert_eq!(verdict(&tt, &kr, 3, Cycles::Search), Verdict::Disproven(Plies::mate_in(3).succ()));

@@ -4,7 +4,11 @@
 //! pieces stand on the board. They ask this module instead:
 //! - [`Knowledge`] and [`Guide`]: the initial proof numbers of a node's moves (df-pn+),
 //!   and which quiet moves a call that only looks for mates may set aside ([`Narrowing`]);
-//! - [`ending`]: how far the driver's bounds go in an ending of few men;
+//! - [`ending`]: how far the driver's bounds go in an ending of few men, and
+//!   [`tables_win`]: whether the tablebases call the root won, so the driver asks its
+//!   long bound first;
+//! - [`tablebase`]: exact values from Syzygy tables, which end a node the attacker cannot
+//!   win ([`Knowledge::no_win`]) and rank a won node's moves by DTZ ([`Guide::exact`]);
 //! - [`evaluate`] (with [`material_edge`] and [`piece_value`]): a static score for the
 //!   fallback and the order of MultiPV's moves.
 //!
@@ -25,7 +29,10 @@ pub(crate) mod mating;
 pub(crate) mod progress;
 pub(crate) mod queen_rook;
 pub(crate) mod rook_mate;
+pub mod tablebase;
 pub(crate) mod turned;
+
+use std::cell::Cell;
 
 use shakmaty::{Board, Color, Move, Position};
 
@@ -36,6 +43,7 @@ use crate::chess::node::Node;
 use material::{MAX_MEN, armed_defender, bishops_mate, quiet_mate};
 use mating::MatingMoves;
 use progress::{Flights, Heavy, Kings};
+use tablebase::Tables;
 
 /// Initial proof number of a quiet attacker move where nothing more is known: the
 /// defender is unconstrained, so such a move is much harder to prove than a check.
@@ -59,20 +67,29 @@ const ARMED_CHECK_SCALE: u32 = 2;
 pub const NARROW_QUIET: usize = 10;
 
 /// What one df-pn solver knows beyond the rules: the attacker, whether the current
-/// call's root is an ending with a fitted model, and the moves that mated in this
-/// solver's calls.
-pub struct Knowledge {
+/// call's root is an ending with a fitted model, the moves that mated in this
+/// solver's calls, and the tablebases when they are loaded.
+pub struct Knowledge<'t> {
     attacker: Color,
     /// Whether the current call's root is an ending with a fitted model of its mate
     /// distance ([`Heavy`]): only then do the call's nodes of that ending use it.
     models: bool,
     mating: MatingMoves,
+    tables: Option<&'t Tables>,
 }
 
-impl Knowledge {
-    /// Knowledge for a solver of `attacker`'s mates.
-    pub fn new(attacker: Color) -> Knowledge {
-        Knowledge { attacker, models: false, mating: MatingMoves::new() }
+impl<'t> Knowledge<'t> {
+    /// Knowledge for a solver of `attacker`'s mates, with `tables` when loaded.
+    pub fn new(attacker: Color, tables: Option<&'t Tables>) -> Knowledge<'t> {
+        Knowledge { attacker, models: false, mating: MatingMoves::new(), tables }
+    }
+
+    /// Whether the tables say the attacker cannot force a mate from `node` at all (a
+    /// draw, a loss or a win only beyond the 50-move rule): the node is disproven for
+    /// every bound. False where the tables are silent.
+    #[inline]
+    pub fn no_win(&self, node: &Node) -> bool {
+        self.tables.is_some_and(|t| t.wins(node, self.attacker) == Some(false))
     }
 
     /// A df-pn call starts at `root`.
@@ -89,20 +106,44 @@ impl Knowledge {
     /// What is known at `node`, for the moves of one expansion.
     #[inline]
     pub fn at(&self, node: &Node) -> Guide<'_> {
-        Guide { kings: Kings::of(node, self.attacker, self.models), mating: &self.mating, attacker: self.attacker }
+        let exact = self.tables.and_then(|t| Some((t, t.won(node, self.attacker)?)));
+        let kings = Kings::of(node, self.attacker, self.models);
+        Guide { kings, mating: &self.mating, attacker: self.attacker, exact, on_line: Cell::new(false) }
     }
 }
 
+/// What the tables say of the position after a move, at a node they cover.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exact {
+    /// The attacker cannot force a mate there: the move is disproven for every bound.
+    NoWin,
+    /// The attacker wins there; the initial proof number of an attacker's move (None for
+    /// a defender's reply: [`Guide::reply`] gives it).
+    Win(Option<u32>),
+}
+
 /// What is known at one node: the first proof numbers of its moves.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Guide<'k> {
     /// The kings and the ending, in a position of at most [`MAX_MEN`] men.
     kings: Option<Kings>,
     mating: &'k MatingMoves,
     attacker: Color,
+    /// The tables, at a node they cover and call won for the attacker, with the node's
+    /// DTZ.
+    exact: Option<(&'k Tables, u32)>,
+    /// Whether a move of this node was found on the tables' line (see [`Tables::after`]).
+    on_line: Cell<bool>,
 }
 
 impl Guide<'_> {
+    /// What the tables say of the position after `m` at `node`, where they cover `node`
+    /// (see [`Tables::after`]); None elsewhere.
+    #[inline]
+    pub fn exact(&self, node: &Node, m: Move) -> Option<Exact> {
+        self.exact.and_then(|(tables, dtz)| tables.after(node, m, dtz, self.attacker, &self.on_line))
+    }
+
     /// Initial proof number of an attacker's quiet move: [`QUIET_PN`], or in a few-men
     /// position one more than a defender's reply to it starts with (see [`Guide::reply`]),
     /// one less when the move already mated in this call.
@@ -146,6 +187,9 @@ impl Guide<'_> {
     /// move that stops a pawn or wins a piece can be a quiet one ranked low.
     #[inline]
     pub fn narrowing(&self, node: &Node) -> Option<Narrowing> {
+        if self.exact.is_some() {
+            return None;
+        }
         let kings = self.kings?;
         (kings.queen_v_rook() || quiet_mate(node.pos.board(), self.attacker))
             .then_some(Narrowing { kings, attacker: self.attacker })
@@ -200,6 +244,12 @@ pub enum FarBounds {
     UpToLongestMate,
 }
 
+/// Whether the tables say `attacker` can force a mate from `node` (with a fresh 50-move
+/// count): the driver then asks its long call first.
+pub fn tables_win(node: &Node, attacker: Color, tables: Option<&Tables>) -> bool {
+    tables.is_some_and(|t| t.wins(node, attacker) == Some(true))
+}
+
 /// Long call share where the ladder proves mates in its later rounds.
 pub const LONG_SHARE: u64 = 16;
 
@@ -228,6 +278,7 @@ pub fn ending(board: &Board, attacker: Color) -> Option<Ending> {
 mod tests {
     use super::*;
     use crate::chess::position::{parse_fen, uci};
+    use tablebase::STRAY_PN_FOR_TESTS;
 
     fn node(fen: &str) -> Node {
         Node::new(parse_fen(fen).unwrap())
@@ -240,7 +291,7 @@ mod tests {
     #[test]
     fn outside_endings_the_numbers_are_df_pn_plus() {
         let n = node("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
-        let k = Knowledge::new(Color::White);
+        let k = Knowledge::new(Color::White, None);
         let guide = k.at(&n);
         assert_eq!(guide.quiet(find(&n, "a2a3")), QUIET_PN);
         assert_eq!(guide.tactical(), QUIET_PN);
@@ -254,7 +305,7 @@ mod tests {
     fn in_a_quiet_mate_moves_that_drive_the_king_start_lower() {
         // K+B+B v K: the king's step towards the lone king against one away from it.
         let n = node("8/8/8/3k4/8/8/8/1BB1K3 w - - 0 1");
-        let mut k = Knowledge::new(Color::White);
+        let mut k = Knowledge::new(Color::White, None);
         k.begin_call(n.pos.board());
         let guide = k.at(&n);
         assert!(guide.quiet(find(&n, "e1e2")) < guide.quiet(find(&n, "e1f1")));
@@ -272,12 +323,56 @@ mod tests {
         let n = node("1k6/4K3/8/1r6/8/5Q2/8/8 w - - 0 1");
         let e = ending(n.pos.board(), Color::White).unwrap();
         assert_eq!((e.long_share, e.far, e.longest_mate), (LONG_SHARE, FarBounds::UpToLongestMate, Some(35)));
-        let mut k = Knowledge::new(Color::White);
+        let mut k = Knowledge::new(Color::White, None);
         k.begin_call(n.pos.board());
         let guide = k.at(&n);
         let quiet = find(&n, "f3h3");
         assert_eq!(guide.quiet(quiet) % ARMED_QUIET_SCALE, 0, "four times the progress number");
         let check = find(&n, "f3f8");
         assert_eq!(guide.check(check, 3), guide.quiet(check), "a check that takes nothing starts as a quiet move");
+    }
+
+    fn test_tables() -> std::sync::Arc<Tables> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/syzygy");
+        Tables::load(dir, 7).0.expect("the test tables")
+    }
+
+    #[test]
+    fn tables_end_a_node_the_attacker_cannot_win_and_rank_a_won_nodes_moves() {
+        let tables = test_tables();
+        // K+R v K, the rook attacked by the black king: Rb3+ loses it, Rb1 keeps the win.
+        let n = node("8/8/8/8/8/2k5/1R6/K7 w - - 0 1");
+        let k = Knowledge::new(Color::White, Some(&tables));
+        assert!(!k.no_win(&n));
+        assert!(tables_win(&n, Color::White, Some(&tables)));
+        let guide = k.at(&n);
+        assert_eq!(guide.exact(&n, find(&n, "b2b3")), Some(Exact::NoWin), "the king takes the rook");
+        let kept: Vec<(Move, u32)> = n
+            .pos
+            .legal_moves()
+            .into_iter()
+            .filter_map(|m| match guide.exact(&n, m) {
+                Some(Exact::Win(Some(pn))) => Some((m, pn)),
+                _ => None,
+            })
+            .collect();
+        assert!(kept.len() >= 5, "{kept:?}");
+        // The tables' line (a move one ply nearer the next mate) starts lowest; every
+        // slower move starts at least one stray ply above it.
+        let best = kept.iter().map(|&(_, pn)| pn).min().unwrap();
+        assert!(best < STRAY_PN_FOR_TESTS);
+        assert!(kept.iter().any(|&(_, pn)| pn >= STRAY_PN_FOR_TESTS), "{kept:?}");
+        assert!(guide.narrowing(&n).is_none(), "a table node keeps all its moves");
+
+        // The defender's node of the same ending: its replies are all still lost.
+        let reply = node("8/8/8/8/8/2k5/8/KR6 b - - 1 1");
+        let guide = k.at(&reply);
+        assert!(reply.pos.legal_moves().iter().all(|&m| guide.exact(&reply, m) == Some(Exact::Win(None))));
+
+        // K+B v K+B: a draw; no node of it is worth a child.
+        let drawn = node("8/8/2b1k3/8/8/2B1K3/8/8 w - - 0 1");
+        assert!(k.no_win(&drawn) && Knowledge::new(Color::Black, Some(&tables)).no_win(&drawn));
+        // Without tables nothing is known.
+        assert!(!Knowledge::new(Color::White, None).no_win(&drawn));
     }
 }

@@ -31,6 +31,10 @@ pub const MAGIC: &str = "pnmate-certificate 1";
 pub const RULES: &str = "pnmate-1";
 /// The bytes after the last section: a file that lacks them is truncated.
 pub const TRAILER: &[u8; 4] = b"END\n";
+/// The header line of a certificate with tablebase leaves.
+pub const TABLEBASES: &str = "tablebases syzygy";
+/// The edge count that marks a tablebase leaf (no edges follow).
+pub const TABLEBASE_LEAF: u64 = 1023;
 
 /// What a certificate claims about its root.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +77,9 @@ pub struct CertNode {
     /// The node's moves and the index of the node each one leads to (always smaller than
     /// this node's own index).
     pub edges: Vec<(u16, u32)>,
+    /// A tablebase leaf of a disproof: the tables say the attacker cannot force mate from
+    /// this position (FORMAT.md, "Tablebase leaves"). It has no edges.
+    pub tablebase: bool,
 }
 
 /// A proof or disproof DAG, children before parents: the root is the last node.
@@ -164,7 +171,11 @@ impl Certificate {
                 format!("{kind} {who} {} {}", s.plies, s.nodes.len())
             })
             .collect();
-        let mut h = format!("{MAGIC}\nrules {RULES}\nfen {}\nhistory none\nclaim {}\n", self.fen, self.claim);
+        let mut h = format!("{MAGIC}\nrules {RULES}\nfen {}\nhistory none\n", self.fen);
+        if self.sections.iter().any(|s| s.nodes.iter().any(|n| n.tablebase)) {
+            h.push_str(&format!("{TABLEBASES}\n"));
+        }
+        h.push_str(&format!("claim {}\n", self.claim));
         if matches!(self.claim, Claim::Mate(_) | Claim::Mated(_)) {
             h.push_str(if self.shortest { "shortest yes\n" } else { "shortest no\n" });
         }
@@ -182,7 +193,7 @@ impl Certificate {
             out.push(if s.kind == Kind::Proof { b'P' } else { b'D' });
             for node in &s.nodes {
                 out.extend_from_slice(&node.hash.to_le_bytes());
-                put_varint(&mut out, node.edges.len() as u64);
+                put_varint(&mut out, if node.tablebase { TABLEBASE_LEAF } else { node.edges.len() as u64 });
                 for &(code, child) in &node.edges {
                     out.extend_from_slice(&code.to_le_bytes());
                     put_varint(&mut out, u64::from(child));
@@ -242,12 +253,14 @@ impl Certificate {
             for _ in 0..count {
                 let hash = u64::from_le_bytes(r.take(8)?.try_into().expect("8 bytes"));
                 let n = r.varint()?;
+                let tablebase = n == TABLEBASE_LEAF;
+                let n = if tablebase { 0 } else { n.min(256) };
                 let mut edges = Vec::with_capacity(n as usize);
                 for _ in 0..n {
                     let code = u16::from_le_bytes(r.take(2)?.try_into().expect("2 bytes"));
                     edges.push((code, r.varint()? as u32));
                 }
-                nodes.push(CertNode { hash, edges });
+                nodes.push(CertNode { hash, edges, tablebase });
             }
             sections.push(Section { kind, attacker, plies, nodes });
         }
@@ -303,13 +316,20 @@ mod tests {
                 attacker: Color::White,
                 plies: 3,
                 nodes: vec![
-                    CertNode { hash: 1, edges: vec![] },
-                    CertNode { hash: u64::MAX, edges: vec![(4095, 0), (300, 0)] },
+                    CertNode { hash: 1, edges: vec![], tablebase: false },
+                    CertNode { hash: u64::MAX, edges: vec![(4095, 0), (300, 0)], tablebase: false },
                 ],
             }],
         };
         let bytes = cert.to_bytes();
-        assert_eq!(Certificate::from_bytes(&bytes), Ok(cert));
+        assert_eq!(Certificate::from_bytes(&bytes), Ok(cert.clone()));
         assert!(Certificate::from_bytes(&bytes[..bytes.len() - 3]).is_err());
+        // A tablebase leaf, and the header line that announces it.
+        let mut leaf = cert;
+        leaf.sections[0].kind = Kind::Disproof;
+        leaf.sections[0].nodes[0].tablebase = true;
+        let bytes = leaf.to_bytes();
+        assert!(String::from_utf8_lossy(&bytes).contains("\ntablebases syzygy\nclaim mate 2\n"));
+        assert_eq!(Certificate::from_bytes(&bytes), Ok(leaf));
     }
 }

@@ -24,6 +24,7 @@ use crate::dfpn::monitor::{Control, Monitor};
 use crate::dfpn::value::Verdict;
 use crate::dfpn::{Question, Solver};
 use crate::error::CertError;
+use crate::knowledge::tablebase::Tables;
 use crate::proof::certificate::{CertNode, Certificate, Claim, Kind, Section, Written, move_code};
 use crate::tt::Table;
 
@@ -91,11 +92,20 @@ impl Dag {
     }
 
     fn push(&mut self, node: &Node, edges: Vec<(u16, u32)>, value: u32) -> Result<(u32, u32), Fail> {
+        self.push_node(node, CertNode { hash: node.hash, edges, tablebase: false }, value)
+    }
+
+    /// A tablebase leaf of a disproof: the attacker never mates from `node`.
+    fn push_tablebase(&mut self, node: &Node) -> Result<(u32, u32), Fail> {
+        self.push_node(node, CertNode { hash: node.hash, edges: Vec::new(), tablebase: true }, ESCAPE)
+    }
+
+    fn push_node(&mut self, node: &Node, cert: CertNode, value: u32) -> Result<(u32, u32), Fail> {
         if self.nodes.len() >= self.limit {
             return Err(Fail::Size);
         }
         let i = self.nodes.len() as u32;
-        self.nodes.push(CertNode { hash: node.hash, edges });
+        self.nodes.push(cert);
         self.index.insert((node.hash, node.clock()), (i, value));
         Ok((i, value))
     }
@@ -106,6 +116,15 @@ struct Extractor<'s, 'a> {
     solver: &'s mut Solver<'a>,
     budget: u64,
     dag: Dag,
+    /// The tables a disproof may end on (tablebase leaves), when given.
+    tables: Option<&'a Tables>,
+}
+
+impl Extractor<'_, '_> {
+    /// Whether the tables say the attacker cannot force mate from `node`.
+    fn tables_refute(&self, node: &Node) -> bool {
+        self.tables.is_some_and(|t| t.wins(node, self.solver.attacker()) == Some(false))
+    }
 }
 
 impl Extractor<'_, '_> {
@@ -221,6 +240,9 @@ impl Extractor<'_, '_> {
             if moves.is_empty() || node.clock() >= AUTOMATIC_DRAW_CLOCK || cannot_mate(&node.pos, attacker) {
                 return self.dag.push(node, Vec::new(), ESCAPE);
             }
+            if plies > 0 && self.tables_refute(node) {
+                return self.dag.push_tablebase(node);
+            }
             if plies == 0 {
                 return self.dag.push(node, Vec::new(), 0);
             }
@@ -238,6 +260,9 @@ impl Extractor<'_, '_> {
         }
         if can_claim_fifty(&node.pos, &moves) || cannot_mate(&node.pos, attacker) {
             return self.dag.push(node, Vec::new(), ESCAPE);
+        }
+        if plies > 1 && self.tables_refute(node) {
+            return self.dag.push_tablebase(node);
         }
         if plies <= 1 {
             // Only the defender moves within one ply.
@@ -290,12 +315,12 @@ fn section(
     tt: &Table,
     monitor: &mut Monitor,
     budget: &mut u64,
-    limits: CertLimits,
+    (limits, tables): (CertLimits, Option<&Tables>),
     (kind, attacker, plies): (Kind, Color, u32),
 ) -> Result<Section, Fail> {
-    let question = Question { attacker, root_moves: None, repetitions: None };
+    let question = Question { attacker, root_moves: None, repetitions: None, tables };
     let mut solver = Solver::new(tt, monitor, question);
-    let mut x = Extractor { solver: &mut solver, budget: *budget, dag: Dag::new(limits.max_nodes) };
+    let mut x = Extractor { solver: &mut solver, budget: *budget, dag: Dag::new(limits.max_nodes), tables };
     let built = match kind {
         Kind::Proof => x.prove(root, plies).map(|(_, d)| d <= plies),
         Kind::Disproof => x.refute(root, plies).map(|(_, s)| s >= plies),
@@ -335,20 +360,23 @@ impl Certified {
 
 /// Builds the certificate of `claim` (with the refutation of a shorter mate when `exact`),
 /// a result of searching `root` without game history or root-move restrictions, from what
-/// `tt` holds (re-searching where it lost entries). Err says why no certificate can be
-/// written.
+/// `tt` holds (re-searching where it lost entries). With `tables`, a disproof ends where
+/// the tables say the attacker cannot win (tablebase leaves, which `pnmate-check` verifies
+/// given the same tables); a proof never rests on them. Err says why no certificate can
+/// be written.
 pub fn certify(
     root: &Chess,
     claim: Claim,
     exact: bool,
     tt: &Table,
     limits: CertLimits,
+    tables: Option<&Tables>,
 ) -> Result<Certified, CertError> {
     let node = Node::new(root.clone());
     let stm = root.turn();
     let mut monitor = Monitor::new(Control::new(), None);
     let mut budget = limits.search_nodes;
-    let mut build = |spec| section(&node, tt, &mut monitor, &mut budget, limits, spec);
+    let mut build = |spec| section(&node, tt, &mut monitor, &mut budget, (limits, tables), spec);
     let fen = to_fen(root);
     let (attacker, plies) = match claim {
         Claim::Mate(moves) => (stm, 2 * moves - 1),

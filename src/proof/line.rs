@@ -286,7 +286,7 @@ mod tests {
         let root = Node::new(parse_fen("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1").unwrap());
         let tt = Table::new(16);
         let mut monitor = Monitor::new(Control::new(), None);
-        let question = Question { attacker: Color::White, root_moves: None, repetitions: None };
+        let question = Question { attacker: Color::White, root_moves: None, repetitions: None, tables: None };
         let mut solver = Solver::new(&tt, &mut monitor, question);
         let bound = Plies::mate_in(21);
         solver.record_proof(&root, bound);
@@ -304,7 +304,7 @@ mod tests {
         let tt = Table::new(1);
         let control = Control::new();
         let mut monitor = Monitor::new(std::sync::Arc::clone(&control), None);
-        let question = Question { attacker: Color::White, root_moves: None, repetitions: None };
+        let question = Question { attacker: Color::White, root_moves: None, repetitions: None, tables: None };
         let mut solver = Solver::new(&tt, &mut monitor, question);
         let call = Call { budget: Some(100_000), root: RootMoves::All, game_root: true, cycles: Cycles::Search };
         let Verdict::Proven(proof) = solver.solve(&root, Plies::mate_in(2), call) else { panic!("not proven") };
@@ -326,7 +326,7 @@ mod tests {
         let root = Node::new(parse_fen("8/4k3/8/8/5B2/K7/8/7B w - - 0 1").unwrap());
         let tt = Table::new(64);
         let mut monitor = Monitor::new(Control::new(), None);
-        let question = Question { attacker: Color::White, root_moves: None, repetitions: None };
+        let question = Question { attacker: Color::White, root_moves: None, repetitions: None, tables: None };
         let mut solver = Solver::new(&tt, &mut monitor, question);
         let call = Call { budget: Some(1_000_000), root: RootMoves::All, game_root: true, cycles: Cycles::Cut };
         let Verdict::Proven(proof) = solver.solve(&root, Plies::mate_in(45), call) else { panic!("not proven") };

@@ -53,6 +53,7 @@ use crate::chess::rules::Repetitions;
 use crate::dfpn::monitor::Monitor;
 use crate::dfpn::value::Verdict;
 use crate::dfpn::{Call, Cycles, RootMoves, Solver};
+use crate::knowledge::{self, tablebase::Tables};
 use crate::proof::line::{Gap, LineBuilder};
 use crate::proof::verify::verify_line;
 use crate::tt::Table;
@@ -86,6 +87,8 @@ pub struct Params {
     pub history: Vec<u64>,
     /// Search threads (0 and 1: one; see `parallel`).
     pub threads: usize,
+    /// The tablebases, when loaded.
+    pub tables: Option<Arc<Tables>>,
 }
 
 /// The search: owns nothing, borrows the table and the monitor.
@@ -97,6 +100,13 @@ pub struct Search<'a> {
     monitor: &'a mut Monitor,
     events: &'a mut dyn FnMut(Event),
     seldepth: u32,
+    /// The tables' probe count when the search started.
+    tbhits_before: u64,
+}
+
+/// Probes of `tables` that found a value since they were loaded.
+pub fn tbhits(tables: &Option<Arc<Tables>>) -> u64 {
+    tables.as_ref().map_or(0, |t| t.hits())
 }
 
 impl<'a> Search<'a> {
@@ -113,7 +123,8 @@ impl<'a> Search<'a> {
         }
         let root = Node::new(root.clone());
         let repetitions = Repetitions::new(root.hash, &params.history);
-        Search { root, params, repetitions, tt, monitor, events, seldepth: 0 }
+        let tbhits_before = tbhits(&params.tables);
+        Search { root, params, repetitions, tt, monitor, events, seldepth: 0, tbhits_before }
     }
 
     fn stats(&self, depth: Plies) -> Stats {
@@ -123,6 +134,7 @@ impl<'a> Search<'a> {
             hashfull: self.tt.hashfull(),
             depth: u32::from(depth.get()),
             seldepth: self.seldepth.max(u32::from(depth.get())),
+            tbhits: tbhits(&self.params.tables) - self.tbhits_before,
         }
     }
 
@@ -239,7 +251,10 @@ impl<'a> Search<'a> {
                 Outcome::NoMate { moves: self.params.mate.unwrap_or(MateBound::LONGEST).moves() }
             };
         }
-        let schedule = Mutex::new(Schedule::new(self.root.pos.board(), self.root.clock(), stm, self.params.mate));
+        let tables = self.params.tables.as_deref();
+        let won = [stm, !stm].map(|attacker| knowledge::tables_win(&self.root, attacker, tables));
+        let schedule =
+            Mutex::new(Schedule::new(self.root.pos.board(), self.root.clock(), stm, self.params.mate).with_won(won));
         if self.repetitions.as_ref().is_some_and(Repetitions::root_is_drawn) {
             // Fivefold repetition: the game is over, drawn.
             return Outcome::NoMate { moves: lock(&schedule).cap };
@@ -389,7 +404,12 @@ impl<'a> Search<'a> {
 /// What every call of a search of `root` asks besides its bound.
 fn ground<'q>(root: &Node, params: &'q Params, repetitions: &'q Option<Repetitions>) -> Ground<'q> {
     let stm = root.pos.turn();
-    Ground { attackers: [stm, !stm], root_moves: params.root_moves.as_deref(), repetitions: repetitions.as_ref() }
+    Ground {
+        attackers: [stm, !stm],
+        root_moves: params.root_moves.as_deref(),
+        repetitions: repetitions.as_ref(),
+        tables: params.tables.as_deref(),
+    }
 }
 
 /// Limits of one blocking solve.

@@ -15,7 +15,7 @@ use shakmaty::{Chess, Move, Position};
 
 use crate::dfpn::monitor::{Control, Monitor};
 use crate::knowledge::evaluate;
-use crate::search::{Outcome, Params, Search, Stats};
+use crate::search::{Outcome, Params, Search, Stats, tbhits};
 use crate::tt::Table;
 
 /// Node budget per move in the first round; doubled every round.
@@ -76,6 +76,7 @@ pub fn rank_moves(
     node_limit: Option<u64>,
     on_round: &mut dyn FnMut(Round<'_>),
 ) -> Vec<MoveResult> {
+    let tbhits_before = tbhits(&params.tables);
     let moves: Vec<Move> = if moves.is_empty() { root.legal_moves().into_iter().collect() } else { moves.to_vec() };
     let mut results: Vec<MoveResult> =
         moves.iter().map(|&mv| MoveResult { mv, outcome: Outcome::Unknown, eval: quick_eval(root, mv) }).collect();
@@ -108,6 +109,7 @@ pub fn rank_moves(
             hashfull: tt.hashfull(),
             depth: params.mate.map_or(seldepth, |m| 2 * m.moves()),
             seldepth,
+            tbhits: tbhits(&params.tables) - tbhits_before,
         };
         on_round(Round { results: &results, stats });
         budget = budget.saturating_mul(2);

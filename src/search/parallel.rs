@@ -43,6 +43,7 @@ use crate::chess::rules::Repetitions;
 use crate::dfpn::monitor::{Control, Monitor, Team};
 use crate::dfpn::value::Verdict;
 use crate::dfpn::{Call, Question, RootMoves, Solver};
+use crate::knowledge::tablebase::Tables;
 use crate::search::schedule::{Ask, Schedule, Step};
 use crate::tt::Table;
 
@@ -137,12 +138,18 @@ pub(super) struct Ground<'q> {
     pub attackers: [Color; 2],
     pub root_moves: Option<&'q [Move]>,
     pub repetitions: Option<&'q Repetitions>,
+    pub tables: Option<&'q Tables>,
 }
 
 impl<'q> Ground<'q> {
     /// The question of side `side` of the schedule.
     pub fn question(&self, side: usize) -> Question<'q> {
-        Question { attacker: self.attackers[side], root_moves: self.root_moves, repetitions: self.repetitions }
+        Question {
+            attacker: self.attackers[side],
+            root_moves: self.root_moves,
+            repetitions: self.repetitions,
+            tables: self.tables,
+        }
     }
 }
 

@@ -6,6 +6,7 @@ use shakmaty::{Chess, Move};
 
 use crate::chess::mate_len::MateLen;
 use crate::error::CertError;
+use crate::knowledge::tablebase::Tables;
 use crate::proof::Claim;
 use crate::proof::certify::{CertLimits, Certified, certify};
 use crate::tt::Table;
@@ -23,6 +24,8 @@ pub struct Stats {
     pub depth: u32,
     /// Deepest ply reached.
     pub seldepth: u32,
+    /// Tablebase probes that found a value.
+    pub tbhits: u64,
 }
 
 impl Stats {
@@ -116,10 +119,17 @@ impl Outcome {
     }
 
     /// The certificate of this outcome, a result of searching `root` without game history
-    /// or root-move restrictions whose entries are in `tt` (see [`certify`]).
-    pub fn certify(&self, root: &Chess, tt: &Table, limits: CertLimits) -> Result<Certified, CertError> {
+    /// or root-move restrictions whose entries are in `tt`, with `tables` when the search
+    /// had them (see [`certify`]).
+    pub fn certify(
+        &self,
+        root: &Chess,
+        tt: &Table,
+        limits: CertLimits,
+        tables: Option<&Tables>,
+    ) -> Result<Certified, CertError> {
         let (claim, exact) = self.claim().ok_or(CertError::NothingProven)?;
-        certify(root, claim, exact, tt, limits)
+        certify(root, claim, exact, tt, limits, tables)
     }
     /// The outcome of a proven `mate` with its line.
     pub fn from_mate(mate: MateLen, exact: bool, pv: Vec<Move>) -> Outcome {

@@ -58,6 +58,8 @@ pub(super) struct Side {
     pub(super) line: Option<Vec<Move>>,
     /// Nodes the next attempt to build a line may spend.
     pub(super) line_budget: u64,
+    /// Whether the tablebases say the attacker wins.
+    tables_win: bool,
 }
 
 impl Side {
@@ -69,6 +71,7 @@ impl Side {
             at_most: Plies::INFINITE,
             line: None,
             line_budget: super::LINE_BUDGET,
+            tables_win: false,
         }
     }
 
@@ -202,6 +205,9 @@ pub(super) struct Recorded {
 enum Phase {
     /// Mates in `moves` moves, question `side` next.
     Short { moves: u32, side: usize },
+    /// The long call of a question whose attacker the tablebases say wins, asked once
+    /// before the rounds with the first round's whole long share (question `side` next).
+    Won { side: usize },
     /// The alternating rounds: this round's budget and question; `far` holds the calls of
     /// the question's round still to ask after its near bound (None: the near bound next).
     Rounds { budget: u64, side: usize, far: Option<VecDeque<(u32, u64)>> },
@@ -239,6 +245,15 @@ impl Schedule {
         }
     }
 
+    /// Says which questions' attackers the tablebases call winners: their long calls go
+    /// first ([`Phase::Won`]).
+    pub fn with_won(mut self, won: [bool; 2]) -> Schedule {
+        for (side, won) in self.sides.iter_mut().zip(won) {
+            side.tables_win = won;
+        }
+        self
+    }
+
     /// The question being tightened, once a mate is proven.
     pub fn tightening(&self) -> Option<usize> {
         match self.phase {
@@ -267,7 +282,7 @@ impl Schedule {
             match &mut self.phase {
                 Phase::Short { moves, side } => {
                     if stopped || *moves > cap.min(2) {
-                        self.phase = Phase::Rounds { budget: FIRST_ROUND_BUDGET, side: 0, far: None };
+                        self.phase = Phase::Won { side: 0 };
                         continue;
                     }
                     let s = *side;
@@ -280,6 +295,22 @@ impl Schedule {
                         cycles: Cycles::Search,
                         role: Role::Short,
                     });
+                }
+                Phase::Won { side } => {
+                    let s = *side;
+                    if s == 2 || stopped {
+                        self.phase = Phase::Rounds { budget: FIRST_ROUND_BUDGET, side: 0, far: None };
+                        continue;
+                    }
+                    *side += 1;
+                    let question = &self.sides[s];
+                    if !question.tables_win || question.done(cap) {
+                        continue;
+                    }
+                    let Some(long) = self.long_call(question, 0) else { continue };
+                    let bound = question.plies_for(long.moves);
+                    let budget = FIRST_ROUND_BUDGET.saturating_mul(long.ending.long_share);
+                    return Step::Ask(Ask { side: s, bound, budget, cycles: Cycles::Cut, role: Role::Far });
                 }
                 Phase::Rounds { budget, side, far } => {
                     if *side == 2 {
@@ -366,9 +397,10 @@ impl Schedule {
             }
             Phase::Short { .. } => {
                 if verdict == Verdict::Unknown && ask.role == Role::Short {
-                    self.phase = Phase::Rounds { budget: FIRST_ROUND_BUDGET, side: 0, far: None };
+                    self.phase = Phase::Won { side: 0 };
                 }
             }
+            Phase::Won { .. } => {}
             Phase::Rounds { budget, side, far } => {
                 if ask.role == Role::Near && matches!(verdict, Verdict::Disproven(_)) {
                     recorded.climbed = true;
@@ -411,7 +443,9 @@ impl Schedule {
             return None;
         }
         let ending = knowledge::ending(&self.board, side.attacker)?;
-        let longest = ending.longest_mate.unwrap_or(LONG_MOVES);
+        // A won ending's proof follows the tables' line, which may be longer than the
+        // shortest mate: the bound leaves it room.
+        let longest = if side.tables_win { LONG_MOVES } else { ending.longest_mate.unwrap_or(LONG_MOVES) };
         let clock = self.clock;
         let moves = (1..=longest).rev().find(|&m| clock + u32::from(side.plies_for(m).get()) < CLAIM_CLOCK)?;
         (moves > near).then_some(LongCall { moves, ending })
