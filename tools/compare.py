@@ -17,6 +17,8 @@ mate, whose line proves it). A claim whose line fails a check is a bad claim.
   python3 tools/compare.py --engine target/release/pnmate --engine /usr/games/stockfish \\
       --epd epd/public/matetrack.epd --sample 200 --seed 1 --time 1
 
+--syzygy DIR gives every engine that offers SyzygyPath the same tablebases.
+
 Needs python-chess (pip install chess). Prints one row per engine; --json writes every
 position's claims.
 """
@@ -88,8 +90,8 @@ def judge(fen, bm, claim):
 class Engine:
     """One UCI engine process, restarted if it dies."""
 
-    def __init__(self, command, hash_mb, threads):
-        self.command, self.hash_mb, self.threads = command, hash_mb, threads
+    def __init__(self, command, hash_mb, threads, syzygy=None):
+        self.command, self.hash_mb, self.threads, self.syzygy = command, hash_mb, threads, syzygy
         self.process = None
         self.name = command
 
@@ -101,6 +103,8 @@ class Engine:
             options['Hash'] = self.hash_mb
         if 'Threads' in self.process.options:
             options['Threads'] = self.threads
+        if self.syzygy and 'SyzygyPath' in self.process.options:
+            options['SyzygyPath'] = self.syzygy
         self.process.configure(options)
 
     def claims(self, fen, seconds):
@@ -133,9 +137,9 @@ class Engine:
             self.process = None
 
 
-def run_engine(command, suite, seconds, hash_mb, threads, progress):
+def run_engine(command, suite, seconds, hash_mb, threads, syzygy, progress):
     """Every position's claims by one engine: a list of dicts, in suite order."""
-    engine = Engine(command, hash_mb, threads)
+    engine = Engine(command, hash_mb, threads, syzygy)
     results = []
     for i, (fen, bm) in enumerate(suite):
         claims, wall = engine.claims(fen, seconds)
@@ -174,6 +178,7 @@ def main():
     ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--jobs', type=int, default=1, help='engines searched at once')
     ap.add_argument('--json', help='write every claim here')
+    ap.add_argument('--syzygy', help='SyzygyPath for every engine that has the option')
     args = ap.parse_args()
 
     suite = load(args.epd, args.sample, args.seed)
@@ -184,11 +189,11 @@ def main():
         print('\r' + '  '.join(f'{c} {k}/{n}' for c, k in done.items()), end='', file=sys.stderr)
 
     with ThreadPoolExecutor(args.jobs) as pool:
-        runs = list(pool.map(lambda c: run_engine(c, suite, args.time, args.hash, args.threads, progress),
+        runs = list(pool.map(lambda c: run_engine(c, suite, args.time, args.hash, args.threads, args.syzygy, progress),
                              args.engine))
     print(file=sys.stderr)
     print(f'{args.epd}: {len(suite)} positions (seed {args.seed}), {args.time:g} s each, '
-          f'{args.threads} thread(s), Hash {args.hash}')
+          f'{args.threads} thread(s), Hash {args.hash}' + (f', SyzygyPath {args.syzygy}' if args.syzygy else ''))
     print(f'{"engine":<40} {"found":>6} {"best":>6} {"bad":>5}')
     names = [n for n, _ in runs]
     for command, (name, results) in zip(args.engine, runs):
