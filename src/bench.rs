@@ -3,9 +3,13 @@
 //! by the search), so it signs the search's behaviour: commits that change it say
 //! `Bench: <nodes>`.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use shakmaty::Position;
+
 use crate::chess::position::parse_fen;
+use crate::knowledge::tablebase::Tables;
 use crate::search::{Params, SolveLimits, solve};
 use crate::tt::Table;
 
@@ -51,15 +55,38 @@ impl BenchResult {
 
 /// Runs the bench with `nodes` per position.
 pub fn run(nodes: u64) -> BenchResult {
+    run_positions(POSITIONS, nodes, None)
+}
+
+/// The bench positions with more men than `tables` probe, searched without the tables and
+/// then with them loaded, three times each in turn: what loading tables costs a search
+/// that starts outside them. The node counts differ where a search reaches positions the
+/// tables cover (after captures).
+pub fn outside_tables(nodes: u64, tables: &Arc<Tables>) -> [Vec<BenchResult>; 2] {
+    let outside: Vec<&str> = POSITIONS
+        .iter()
+        .copied()
+        .filter(|fen| parse_fen(fen).is_ok_and(|p| p.board().occupied().count() > tables.max_men()))
+        .collect();
+    let mut runs = [Vec::new(), Vec::new()];
+    for _ in 0..3 {
+        runs[0].push(run_positions(&outside, nodes, None));
+        runs[1].push(run_positions(&outside, nodes, Some(tables)));
+    }
+    runs
+}
+
+fn run_positions(positions: &[&str], nodes: u64, tables: Option<&Arc<Tables>>) -> BenchResult {
     let mut tt = Table::new(BENCH_HASH_MB);
     tt.finish_touching(); // the timing starts with the table in memory
     let mut total = 0;
     let started = Instant::now();
-    for fen in POSITIONS {
+    for fen in positions {
         let pos = parse_fen(fen).expect("bench positions are valid");
         tt.clear();
         let limits = SolveLimits { nodes: Some(nodes), time: None };
-        let (_, stats) = solve(&pos, Params::default(), limits, &tt, &mut |_| {});
+        let params = Params { tables: tables.cloned(), ..Params::default() };
+        let (_, stats) = solve(&pos, params, limits, &tt, &mut |_| {});
         total += stats.nodes;
     }
     BenchResult { nodes: total, time: started.elapsed() }

@@ -37,6 +37,10 @@ pub enum Command {
         /// Node limit per position.
         #[arg(long, default_value_t = pnmate::bench::DEFAULT_NODES)]
         nodes: u64,
+        /// Also time the positions the tables in these directories do not cover, with and
+        /// without the tables loaded.
+        #[arg(long)]
+        syzygy: Option<String>,
     },
 }
 
@@ -81,6 +85,23 @@ fn load_tables(paths: Option<&str>) -> Result<Option<Arc<Tables>>, String> {
         }
         None => Err(format!("--syzygy {paths}: {}", loaded.summary())),
     }
+}
+
+/// Runs `bench`; returns the exit status.
+pub fn run_bench(nodes: u64, syzygy: Option<&str>) -> i32 {
+    let r = pnmate::bench::run(nodes);
+    println!("{} nodes {} nps", r.nodes, r.nps());
+    let Some(paths) = syzygy else { return 0 };
+    let tables = match load_tables(Some(paths)) {
+        Ok(t) => t.expect("tables were asked for"),
+        Err(e) => return fail(&e),
+    };
+    let [without, with] = pnmate::bench::outside_tables(nodes, &tables);
+    for (label, runs) in [("without tables", without), ("with tables", with)] {
+        let nps: Vec<String> = runs.iter().map(|r| r.nps().to_string()).collect();
+        println!("outside the tables, {label}: {} nodes, nps {}", runs[0].nodes, nps.join(" "));
+    }
+    0
 }
 
 /// Runs `solve`; returns the exit status.

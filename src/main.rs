@@ -15,11 +15,7 @@ fn main() {
         }
         Some(cli::Command::Solve(args)) => cli::run_solve(&args),
         Some(cli::Command::Epd(args)) => cli::run_epd(&args),
-        Some(cli::Command::Bench { nodes }) => {
-            let r = pnmate::bench::run(nodes);
-            println!("{} nodes {} nps", r.nodes, r.nps());
-            0
-        }
+        Some(cli::Command::Bench { nodes, syzygy }) => cli::run_bench(nodes, syzygy.as_deref()),
     };
     std::process::exit(code);
 }
