@@ -90,6 +90,7 @@ impl Tables {
                 Ok(n) => {
                     loaded.files += n;
                     read_stored_sides(Path::new(dir), &mut stored);
+                    loaded.problems.extend(unreadable(Path::new(dir)));
                 }
                 Err(e) => loaded.problems.push(format!("cannot read Syzygy directory '{dir}': {e}")),
             }
@@ -457,6 +458,34 @@ fn name_key(side: &str) -> Option<u32> {
         key += 1 << (4 * i);
     }
     Some(key)
+}
+
+/// The first bytes of a WDL and a DTZ table of standard chess.
+const WDL_MAGIC: [u8; 4] = [0x71, 0xe8, 0x23, 0x5d];
+const DTZ_MAGIC: [u8; 4] = [0xd7, 0x66, 0x0c, 0xa5];
+
+/// One line for each table file in `dir` that cannot be opened or does not start like a
+/// table: its probes will fail (and count as unknown), and the user should know why.
+fn unreadable(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut problems = Vec::new();
+    for path in entries.flatten().map(|e| e.path()) {
+        let magic = match path.extension().and_then(|e| e.to_str()) {
+            Some("rtbw") => WDL_MAGIC,
+            Some("rtbz") => DTZ_MAGIC,
+            _ => continue,
+        };
+        let mut head = [0u8; 4];
+        match File::open(&path).and_then(|mut f| f.read_exact(&mut head)) {
+            Err(e) => problems.push(format!("cannot read Syzygy table '{}': {e}", path.display())),
+            Ok(()) if head != magic => {
+                problems.push(format!("Syzygy table '{}' is corrupt (bad header)", path.display()))
+            }
+            Ok(()) => {}
+        }
+    }
+    problems.sort();
+    problems
 }
 
 /// Reads which side to move each pawnless DTZ table in `dir` stores, from the flags of
