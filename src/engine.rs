@@ -305,8 +305,8 @@ impl Engine {
         let _ = self.wait();
         let (tables, loaded) = Tables::load(&self.syzygy.path, self.syzygy.probe_limit);
         self.syzygy.tables = tables;
-        let path = self.syzygy.path.trim();
-        if path.is_empty() || path == "<empty>" {
+        // The option reads `<empty>` as the empty string.
+        if self.syzygy.path.trim().is_empty() {
             return None;
         }
         let summary = loaded.summary();

@@ -278,7 +278,7 @@ pub fn ending(board: &Board, attacker: Color) -> Option<Ending> {
 mod tests {
     use super::*;
     use crate::chess::position::{parse_fen, uci};
-    use tablebase::STRAY_PN_FOR_TESTS;
+    use tablebase::STRAY_PN;
 
     fn node(fen: &str) -> Node {
         Node::new(parse_fen(fen).unwrap())
@@ -360,8 +360,8 @@ mod tests {
         // The tables' line (a move one ply nearer the next mate) starts lowest; every
         // slower move starts at least one stray ply above it.
         let best = kept.iter().map(|&(_, pn)| pn).min().unwrap();
-        assert!(best < STRAY_PN_FOR_TESTS);
-        assert!(kept.iter().any(|&(_, pn)| pn >= STRAY_PN_FOR_TESTS), "{kept:?}");
+        assert!(best < STRAY_PN);
+        assert!(kept.iter().any(|&(_, pn)| pn >= STRAY_PN), "{kept:?}");
         assert!(guide.narrowing(&n).is_none(), "a table node keeps all its moves");
 
         // The defender's node of the same ending: its replies are all still lost.

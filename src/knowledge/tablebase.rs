@@ -3,7 +3,7 @@
 //!
 //! WDL values assume a fresh 50-move count. A higher clock only helps the defender, so a
 //! value that is no win for the attacker with a fresh count is no win at any clock: that
-//! is the only kind of value the prover acts on ([`Tables::attacker_wins`]). A win is
+//! is the only kind of value the prover acts on ([`Tables::wins`]). A win is
 //! only a hint: the search still has to find and prove the mate within the clock it has.
 //!
 //! A probe that fails (a missing or unreadable table, a corrupt file) is "unknown", never
@@ -37,7 +37,6 @@ pub struct Tables {
     /// The most men a probed position may have: the largest table, or less when the
     /// probe limit says so.
     max_men: usize,
-    files: usize,
     /// Successful probes (UCI `tbhits`).
     hits: AtomicU64,
     cache: Cache,
@@ -48,7 +47,7 @@ pub struct Tables {
 
 impl std::fmt::Debug for Tables {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tables").field("files", &self.files).field("max_men", &self.max_men).finish_non_exhaustive()
+        f.debug_struct("Tables").field("max_men", &self.max_men).finish_non_exhaustive()
     }
 }
 
@@ -59,7 +58,7 @@ pub struct Loaded {
     pub files: usize,
     /// The most men of any table found.
     pub men: usize,
-    /// One line per directory that could not be read.
+    /// One line per directory or table file that could not be read, or is not a table.
     pub problems: Vec<String>,
 }
 
@@ -89,8 +88,7 @@ impl Tables {
             match tablebase.add_directory(dir) {
                 Ok(n) => {
                     loaded.files += n;
-                    read_stored_sides(Path::new(dir), &mut stored);
-                    loaded.problems.extend(unreadable(Path::new(dir)));
+                    loaded.problems.extend(read_headers(Path::new(dir), &mut stored));
                 }
                 Err(e) => loaded.problems.push(format!("cannot read Syzygy directory '{dir}': {e}")),
             }
@@ -100,19 +98,13 @@ impl Tables {
             return (None, loaded);
         }
         let max_men = loaded.men.min(probe_limit);
-        let tables =
-            Tables { tablebase, max_men, files: loaded.files, hits: AtomicU64::new(0), cache: Cache::new(), stored };
+        let tables = Tables { tablebase, max_men, hits: AtomicU64::new(0), cache: Cache::new(), stored };
         (Some(Arc::new(tables)), loaded)
     }
 
     /// The most men of a probed position.
     pub fn max_men(&self) -> usize {
         self.max_men
-    }
-
-    /// Table files loaded.
-    pub fn files(&self) -> usize {
-        self.files
     }
 
     /// Probes that found a value so far.
@@ -146,14 +138,6 @@ impl Tables {
         let dtz = self.tablebase.probe_dtz(pos).ok()?;
         self.hits.fetch_add(1, Ordering::Relaxed);
         Some(dtz.ignore_rounding().0)
-    }
-
-    /// Whether `attacker` can force a mate from `pos` under the 50-move rule, as far as
-    /// the tables say: Some(false) is certain at any clock; Some(true) holds for a fresh
-    /// count only.
-    pub fn attacker_wins(&self, pos: &Chess, attacker: Color) -> Option<bool> {
-        let wdl = self.wdl(pos)?;
-        Some(if pos.turn() == attacker { wdl == Wdl::Win } else { wdl == Wdl::Loss })
     }
 
     /// The tables' move at `pos` for a player without a proven mate ([`Tables::best_move`]),
@@ -196,11 +180,7 @@ const TABLE_WIN_CP: i32 = 9_000;
 /// How many times a ply of DTZ a move that is not the fastest way to the next capture,
 /// pawn move or mate adds to its initial proof number: enough that a proof follows the
 /// tables' line before it tries another winning move (docs/design.md).
-const STRAY_PN: u32 = 1 << 20;
-
-/// [`STRAY_PN`], for the knowledge interface's tests.
-#[cfg(test)]
-pub(crate) const STRAY_PN_FOR_TESTS: u32 = STRAY_PN;
+pub(crate) const STRAY_PN: u32 = 1 << 20;
 
 /// The largest initial proof number the tables give.
 const MAX_PN: u32 = 1 << 29;
@@ -216,6 +196,22 @@ const DTZ_KNOWN: u64 = 1 << 9;
 const PROBED: u64 = 1 << 10;
 /// The DTZ bits hold a lower bound only (a child found off the tables' line).
 const DTZ_ABOVE: u64 = 1 << 11;
+
+/// The cache bits of a known WDL.
+fn wdl_bits(wdl: Wdl) -> u64 {
+    WDL_KNOWN | (wdl as i32 + 2) as u64
+}
+
+/// The WDL cached in `values`, if known.
+fn wdl_of(values: u64) -> Option<Wdl> {
+    (values & WDL_KNOWN != 0).then_some(match values & 0xff {
+        0 => Wdl::Loss,
+        1 => Wdl::BlessedLoss,
+        2 => Wdl::Draw,
+        3 => Wdl::CursedWin,
+        _ => Wdl::Win,
+    })
+}
 
 /// What the tables know of positions probed before, shared by threads without locks: a
 /// slot holds the hash XOR the values and the values, so a slot torn by two writers
@@ -249,19 +245,10 @@ impl Tables {
     fn cached_wdl(&self, node: &Node) -> Option<Wdl> {
         let mut values = self.cache.get(node.hash);
         if values & PROBED == 0 {
-            values = PROBED;
-            if let Some(wdl) = self.wdl(&node.pos) {
-                values |= WDL_KNOWN | (wdl as i32 + 2) as u64;
-            }
+            values = PROBED | self.wdl(&node.pos).map_or(0, wdl_bits);
             self.cache.set(node.hash, values);
         }
-        (values & WDL_KNOWN != 0).then_some(match values & 0xff {
-            0 => Wdl::Loss,
-            1 => Wdl::BlessedLoss,
-            2 => Wdl::Draw,
-            3 => Wdl::CursedWin,
-            _ => Wdl::Win,
-        })
+        wdl_of(values)
     }
 
     /// Probes `node`'s DTZ before its WDL, when nothing is cached: one probe then gives
@@ -279,7 +266,7 @@ impl Tables {
             1..=99 => Wdl::Win,
             _ => return,
         };
-        let values = PROBED | WDL_KNOWN | (wdl as i32 + 2) as u64 | DTZ_KNOWN | u64::from(n.unsigned_abs()) << 32;
+        let values = PROBED | wdl_bits(wdl) | DTZ_KNOWN | u64::from(n.unsigned_abs()) << 32;
         self.cache.set(node.hash, values);
     }
 
@@ -408,7 +395,7 @@ impl Tables {
         if !self.wins(&child, attacker)? {
             return Some(Exact::NoWin);
         }
-        if child.pos.turn() == attacker {
+        if !defender {
             return Some(Exact::Win(None));
         }
         let values = self.cache.get(child.hash);
@@ -464,55 +451,49 @@ fn name_key(side: &str) -> Option<u32> {
 const WDL_MAGIC: [u8; 4] = [0x71, 0xe8, 0x23, 0x5d];
 const DTZ_MAGIC: [u8; 4] = [0xd7, 0x66, 0x0c, 0xa5];
 
-/// One line for each table file in `dir` that cannot be opened or does not start like a
-/// table: its probes will fail (and count as unknown), and the user should know why.
-fn unreadable(dir: &Path) -> Vec<String> {
+/// Reads the head of every table file in `dir` once: one line for each that cannot be
+/// opened or does not start like a table (its probes will fail and count as unknown, and
+/// the user should know why), and for each pawnless DTZ table the side to move it stores,
+/// into `stored`. That side is in the flags of the first block of data (the layout of
+/// Syzygy's probing code: after the magic, a flags byte, an order byte, one byte per man,
+/// word alignment, then the data's flags, whose lowest bit is the stored side: 0 for the
+/// first side of the table's name). A DTZ table whose side is not read still probes, only
+/// more slowly.
+fn read_headers(dir: &Path, stored: &mut FxHashMap<(u32, u32), bool>) -> Vec<String> {
+    const SINGLE_VALUE: u8 = 0x80;
+    const HAS_PAWNS: u8 = 0x02;
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut problems = Vec::new();
     for path in entries.flatten().map(|e| e.path()) {
-        let magic = match path.extension().and_then(|e| e.to_str()) {
-            Some("rtbw") => WDL_MAGIC,
-            Some("rtbz") => DTZ_MAGIC,
+        let (magic, dtz) = match path.extension().and_then(|e| e.to_str()) {
+            Some("rtbw") => (WDL_MAGIC, false),
+            Some("rtbz") => (DTZ_MAGIC, true),
             _ => continue,
         };
-        let mut head = [0u8; 4];
-        match File::open(&path).and_then(|mut f| f.read_exact(&mut head)) {
-            Err(e) => problems.push(format!("cannot read Syzygy table '{}': {e}", path.display())),
-            Ok(()) if head != magic => {
-                problems.push(format!("Syzygy table '{}' is corrupt (bad header)", path.display()))
+        let mut header = [0u8; 32];
+        let n = match File::open(&path).and_then(|mut f| f.read(&mut header)) {
+            Ok(n) => n,
+            Err(e) => {
+                problems.push(format!("cannot read Syzygy table '{}': {e}", path.display()));
+                continue;
             }
-            Ok(()) => {}
-        }
-    }
-    problems.sort();
-    problems
-}
-
-/// Reads which side to move each pawnless DTZ table in `dir` stores, from the flags of
-/// its first block of data (the layout of Syzygy's probing code: after the magic, a flags
-/// byte, an order byte, one byte per man, word alignment, then the data's flags, whose
-/// lowest bit is the stored side: 0 for the first side of the table's name). A table that
-/// cannot be read is left out: its probes still work, only more slowly.
-fn read_stored_sides(dir: &Path, stored: &mut FxHashMap<(u32, u32), bool>) {
-    const SINGLE_VALUE: u8 = 0x80;
-    const HAS_PAWNS: u8 = 0x02;
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for path in entries.flatten().map(|e| e.path()) {
-        let Some(name) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".rtbz")) else {
-            continue;
         };
+        if n < 4 || header[..4] != magic {
+            problems.push(format!("Syzygy table '{}' is corrupt (bad header)", path.display()));
+            continue;
+        }
+        let Some(name) = path.file_stem().and_then(|n| n.to_str()).filter(|_| dtz) else { continue };
         let Some((first, second)) = name.split_once('v') else { continue };
         let (Some(a), Some(b)) = (name_key(first), name_key(second)) else { continue };
-        let mut header = [0u8; 32];
-        let Ok(n) = File::open(&path).and_then(|mut f| f.read(&mut header)) else { continue };
-        let men = first.len() + second.len();
-        let mut at = 6 + men;
+        let mut at = 6 + first.len() + second.len();
         at += at & 1;
         if n <= at || header[4] & HAS_PAWNS != 0 || header[at] & SINGLE_VALUE != 0 {
             continue;
         }
         stored.insert((a, b), header[at] & 1 == 0);
     }
+    problems.sort();
+    problems
 }
 
 #[cfg(test)]
