@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use shakmaty::Position;
 
 use crate::chess::position::parse_fen;
+use crate::dfpn::monitor::{Control, Monitor};
 use crate::knowledge::tablebase::Tables;
-use crate::search::{Params, SolveLimits, solve};
+use crate::search::{Event, Params, Search, SolveLimits, solve};
 use crate::tt::Table;
 
 /// Default node limit per position.
@@ -76,6 +77,73 @@ pub fn outside_tables(nodes: u64, tables: &Arc<Tables>) -> [Vec<BenchResult>; 2]
     runs
 }
 
+/// The long-mate bench: quiet mates that take df-pn hundreds of thousands to millions of
+/// nodes, each searched from an empty table until its first proof. Their numbers come from
+/// the fitted models of the knowledge module at nearly every node, which the short bench
+/// reaches less.
+pub const LONG_MATES: &[(&str, &str)] = &[
+    ("K+B+N v K", "8/2k5/6K1/8/8/4NB2/8/8 w - - 0 1"),
+    ("K+Q v K+R", "4r3/7Q/8/6K1/8/4k3/8/8 w - - 0 1"),
+    ("K+B+B v K", "1B1K4/8/8/8/8/8/B2k4/8 w - - 0 1"),
+    ("Krabbe's mate in 38", "1R6/6pK/5p2/4p3/1B1p3n/8/p1p1pp2/1k3b2 w - - 0 1"),
+];
+
+/// Table size of the long-mate bench (MB).
+pub const LONG_HASH_MB: usize = 64;
+
+/// Node limit of one long mate: far above what each first proof takes.
+const LONG_NODE_LIMIT: u64 = 50_000_000;
+
+/// The first proof of one long mate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FirstProof {
+    /// The position's name in [`LONG_MATES`].
+    pub name: &'static str,
+    /// The mate proven first, in moves (None: none within the node limit).
+    pub moves: Option<u32>,
+    /// Nodes searched up to the first proof (its line built and replayed).
+    pub nodes: u64,
+    /// Time to the first proof.
+    pub time: Duration,
+}
+
+/// Searches each of [`LONG_MATES`] from an empty table, one thread, until its first proof.
+pub fn long_mates() -> Vec<FirstProof> {
+    let mut tt = Table::new(LONG_HASH_MB);
+    tt.finish_touching();
+    LONG_MATES
+        .iter()
+        .map(|&(name, fen)| {
+            tt.clear();
+            first_proof(name, fen, &tt)
+        })
+        .collect()
+}
+
+fn first_proof(name: &'static str, fen: &str, tt: &Table) -> FirstProof {
+    let pos = parse_fen(fen).expect("bench positions are valid");
+    let control = Control::new();
+    let mut monitor = Monitor::new(Arc::clone(&control), Some(LONG_NODE_LIMIT));
+    tt.new_search();
+    let mut first = FirstProof { name, moves: None, nodes: 0, time: Duration::ZERO };
+    let mut events = |event: Event| {
+        if let Event::Mate { mate, stats, .. } = event
+            && first.moves.is_none()
+        {
+            first = FirstProof { name, moves: Some(mate.moves()), nodes: stats.nodes, time: stats.time };
+            control.stop();
+        }
+    };
+    let mut search = Search::new(&pos, Params::default(), tt, &mut monitor, &mut events);
+    let outcome = search.run();
+    drop(outcome);
+    if first.moves.is_none() {
+        first.nodes = monitor.total_nodes();
+        first.time = control.elapsed();
+    }
+    first
+}
+
 fn run_positions(positions: &[&str], nodes: u64, tables: Option<&Arc<Tables>>) -> BenchResult {
     let mut tt = Table::new(BENCH_HASH_MB);
     tt.finish_touching(); // the timing starts with the table in memory
@@ -99,6 +167,16 @@ mod tests {
     /// The bench signature: the node total of `pnmate bench`. A change of search
     /// behaviour changes it; update it here and say `Bench: <nodes>` in the commit.
     const BENCH_NODES: u64 = 3_230_615;
+
+    /// The long-mate bench's first proofs: (mate, nodes) by position. A change of search
+    /// behaviour changes them, like [`BENCH_NODES`].
+    const LONG_FIRST_PROOFS: [(u32, u64); 4] = [(24, 1_555_715), (34, 4_931_422), (35, 555_139), (38, 815_887)];
+
+    #[test]
+    fn long_mate_bench_first_proofs_are_pinned() {
+        let proofs: Vec<(u32, u64)> = long_mates().iter().map(|p| (p.moves.unwrap_or(0), p.nodes)).collect();
+        assert_eq!(proofs, LONG_FIRST_PROOFS);
+    }
 
     #[test]
     fn bench_node_count_is_pinned() {

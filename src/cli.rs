@@ -41,6 +41,10 @@ pub enum Command {
         /// without the tables loaded.
         #[arg(long)]
         syzygy: Option<String>,
+        /// Instead, time the long-mate bench: quiet mates searched until their first
+        /// proof; print each one's mate, nodes and time.
+        #[arg(long, conflicts_with_all = ["nodes", "syzygy"])]
+        long: bool,
     },
 }
 
@@ -88,7 +92,18 @@ fn load_tables(paths: Option<&str>) -> Result<Option<Arc<Tables>>, String> {
 }
 
 /// Runs `bench`; returns the exit status.
-pub fn run_bench(nodes: u64, syzygy: Option<&str>) -> i32 {
+pub fn run_bench(nodes: u64, syzygy: Option<&str>, long: bool) -> i32 {
+    if long {
+        let proofs = pnmate::bench::long_mates();
+        for p in &proofs {
+            let mate = p.moves.map_or("none".to_string(), |m| format!("mate {m}"));
+            println!("{:<20} {mate:<8} {:>9} nodes {:>6} ms", p.name, p.nodes, p.time.as_millis());
+        }
+        let nodes: u64 = proofs.iter().map(|p| p.nodes).sum();
+        let ms: u128 = proofs.iter().map(|p| p.time.as_millis()).sum();
+        println!("{nodes} nodes {ms} ms");
+        return 0;
+    }
     let r = pnmate::bench::run(nodes);
     println!("{} nodes {} nps", r.nodes, r.nps());
     let Some(paths) = syzygy else { return 0 };

@@ -15,7 +15,7 @@ fn main() {
         }
         Some(cli::Command::Solve(args)) => cli::run_solve(&args),
         Some(cli::Command::Epd(args)) => cli::run_epd(&args),
-        Some(cli::Command::Bench { nodes, syzygy }) => cli::run_bench(nodes, syzygy.as_deref()),
+        Some(cli::Command::Bench { nodes, syzygy, long }) => cli::run_bench(nodes, syzygy.as_deref(), long),
     };
     std::process::exit(code);
 }
