@@ -102,61 +102,52 @@ pub struct Aggregate {
 }
 
 /// Combines the children's values into the node's, and picks the child to search next
-/// and the runner-up on the deciding side, in one pass.
+/// and the runner-up on the deciding side. The loop that runs at every step of a node's
+/// search sums and picks only; the mate lengths are gathered in a second pass, when the
+/// node is solved.
 pub fn aggregate(or: bool, children: &[Child]) -> Aggregate {
     let mut pick = Pick::NONE;
-    let value = if or {
-        let mut dn = PnDn::ZERO;
-        let mut at_most = Plies::INFINITE;
-        let mut at_least = Plies::INFINITE;
+    let mut sum = PnDn::ZERO;
+    if or {
         for (i, c) in children.iter().enumerate() {
-            let v = c.value;
-            pick.offer(i, v.pn);
-            dn = dn + v.dn;
-            if v.is_proven() {
-                at_most = at_most.min(v.mate.at_most);
-            }
-            at_least = at_least.min(v.mate.at_least);
+            pick.offer(i, c.value.pn);
+            sum = sum + c.value.dn;
         }
+    } else {
+        for (i, c) in children.iter().enumerate() {
+            pick.offer(i, c.value.dn);
+            sum = sum + c.value.pn;
+        }
+    }
+    let value = if or {
         if pick.best_v.is_zero() {
-            Value::proven(at_most.succ())
-        } else if dn.is_zero() {
+            let at_most = children.iter().filter(|c| c.value.is_proven()).map(|c| c.value.mate.at_most).min();
+            Value::proven(at_most.unwrap_or(Plies::INFINITE).succ())
+        } else if sum.is_zero() {
             // Every move fails; the node's failure rests on the path if any move's does.
+            let at_least = children.iter().map(|c| c.value.mate.at_least).min().unwrap_or(Plies::INFINITE);
             let v = Value::disproven(at_least.succ());
             if children.iter().any(|c| c.value.path_dependent) { v.on_path() } else { v }
         } else {
-            Value::open(pick.best_v, dn)
+            Value::open(pick.best_v, sum)
         }
+    } else if pick.best_v.is_zero() {
+        // One refutation that holds off the path is enough, and then only such
+        // refutations say how long the mate is at least.
+        let refutations = children.iter().filter(|c| c.value.is_disproven());
+        let general = refutations.clone().filter(|c| !c.value.path_dependent).map(|c| c.value.mate.at_least).max();
+        match general {
+            Some(g) => Value::disproven(g.succ()),
+            None => {
+                let at_least = refutations.map(|c| c.value.mate.at_least).max().unwrap_or(Plies::ZERO);
+                Value::disproven(at_least.succ()).on_path()
+            }
+        }
+    } else if sum.is_zero() {
+        let at_most = children.iter().map(|c| c.value.mate.at_most).max().unwrap_or(Plies::ZERO);
+        Value::proven(at_most.succ())
     } else {
-        let mut pn = PnDn::ZERO;
-        let mut at_most = Plies::ZERO;
-        // The best refutation that holds off the path, and the best of all.
-        let mut general: Option<Plies> = None;
-        let mut at_least = Plies::ZERO;
-        for (i, c) in children.iter().enumerate() {
-            let v = c.value;
-            pick.offer(i, v.dn);
-            pn = pn + v.pn;
-            at_most = at_most.max(v.mate.at_most);
-            if v.is_disproven() {
-                at_least = at_least.max(v.mate.at_least);
-                if !v.path_dependent {
-                    general = Some(general.map_or(v.mate.at_least, |g| g.max(v.mate.at_least)));
-                }
-            }
-        }
-        if pick.best_v.is_zero() {
-            // One refutation that holds off the path is enough, and then only such
-            // refutations say how long the mate is at least.
-            match general {
-                Some(g) => Value::disproven(g.succ()),
-                None => Value::disproven(at_least.succ()).on_path(),
-            }
-        } else if pn.is_zero() {
-            Value::proven(at_most.succ())
-        } else {
-            Value::open(pn, pick.best_v)
-        }
+        Value::open(sum, pick.best_v)
     };
     Aggregate { value, best: pick.best, second: pick.second, runner_up: pick.runner_up }
 }
