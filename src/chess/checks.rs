@@ -1,4 +1,5 @@
-//! Cheap check detection: which moves give check, without playing them.
+//! Cheap check detection: which moves give check, without playing them; and a
+//! checkmate test that a king's flight ends early.
 //!
 //! shakmaty 0.30 has no public `gives_check`, and playing every move to ask `is_check`
 //! costs a full make. Per node we precompute, from the attacker's point of view, the
@@ -77,12 +78,40 @@ impl CheckInfo {
     }
 }
 
+/// Whether the side to move in `pos` is checkmated: as shakmaty's `is_checkmate`, but a
+/// king with a safe square to step to ends the test before the full evasion list is
+/// generated (most checks leave one, and the list costs as much as all legal moves).
+#[inline]
+pub fn is_checkmate(pos: &Chess) -> bool {
+    if !pos.is_check() {
+        return false;
+    }
+    let board = pos.board();
+    let us = pos.turn();
+    if let Some(king) = board.king_of(us) {
+        // A step is safe when nothing attacks its square with the king gone from its own
+        // (a slider's line through the king's square covers the squares behind it).
+        let without_king = board.occupied() ^ Bitboard::from_square(king);
+        let steps = attacks::king_attacks(king) & !board.by_color(us);
+        if steps.into_iter().any(|to| board.attacks_to(to, !us, without_king).is_empty()) {
+            return false;
+        }
+    }
+    pos.legal_moves().is_empty()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use shakmaty::{CastlingMode, fen::Fen};
 
-    fn walk(pos: &Chess, depth: u32, checked: &mut u64) {
+    fn walk(pos: &Chess, depth: u32, checked: &mut u64, mates: &mut u64) {
+        assert_eq!(
+            is_checkmate(pos),
+            pos.is_checkmate(),
+            "{}",
+            Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
+        );
         let info = CheckInfo::new(pos);
         for m in pos.legal_moves() {
             let mut after = pos.clone();
@@ -94,8 +123,9 @@ mod tests {
                 Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
             );
             *checked += 1;
+            *mates += u64::from(after.is_checkmate());
             if depth > 1 {
-                walk(&after, depth - 1, checked);
+                walk(&after, depth - 1, checked, mates);
             }
         }
     }
@@ -109,12 +139,19 @@ mod tests {
             "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
             "3k4/8/8/2pP4/8/8/8/K2R4 w - c6 0 1",
             "7k/1P6/8/8/8/8/8/K7 w - - 0 1",
+            // Mates in one, by a queen beside the king, a rook along the edge, a knight
+            // into a smothered corner, and a discovered double check.
+            "k7/8/1K6/8/8/8/8/6Q1 w - - 0 1",
+            "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1",
+            "6rk/6pp/8/6N1/8/8/8/K7 w - - 0 1",
+            "4k3/8/8/8/1b6/8/3PPP2/3QKBNR w K - 0 1",
         ];
-        let mut checked = 0;
+        let (mut checked, mut mates) = (0, 0);
         for fen in fens {
             let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
-            walk(&pos, 3, &mut checked);
+            walk(&pos, 3, &mut checked, &mut mates);
         }
         assert!(checked > 100_000, "walked {checked} moves");
+        assert!(mates > 20, "walked {mates} checkmates");
     }
 }

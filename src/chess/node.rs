@@ -6,6 +6,7 @@
 //! which plays castling and en passant moves to test them. The replay of finished lines
 //! (`verify`) hashes with shakmaty alone, independently of this code.
 
+use crate::chess::checks::is_checkmate;
 use shakmaty::{
     Chess, EnPassantMode, Move, Position, Role,
     zobrist::{Zobrist64, ZobristValue},
@@ -85,10 +86,11 @@ impl Node {
     }
 
     /// Whether legal move `m` checkmates (played without hashing).
+    #[inline]
     pub fn is_mate_after(&self, m: Move) -> bool {
         let mut pos = self.pos.clone();
         pos.play_unchecked(m);
-        pos.is_checkmate()
+        is_checkmate(&pos)
     }
 
     /// A legal move that checkmates at once, if there is one.

@@ -11,6 +11,7 @@
 
 use shakmaty::{Color, Move, Position};
 
+use crate::chess::checks::is_checkmate;
 use crate::chess::mate_len::{MateRange, Plies};
 use crate::chess::movecode::MoveCode;
 use crate::chess::node::Node;
@@ -124,7 +125,7 @@ impl<'a> Solver<'a> {
             return false;
         }
         let child = node.play(m);
-        if child.pos.is_checkmate() {
+        if is_checkmate(&child.pos) {
             return true;
         }
         let within = plies.pred();
