@@ -1,5 +1,6 @@
-//! Cheap check detection: which moves give check, without playing them; and a
-//! checkmate test that a king's flight ends early.
+//! Cheap check detection: which moves give check, without playing them; a checkmate
+//! test that a king's flight ends early; and the number of evasions of a check, counted
+//! without generating them.
 //!
 //! shakmaty 0.30 has no public `gives_check`, and playing every move to ask `is_check`
 //! costs a full make. Per node we precompute, from the attacker's point of view, the
@@ -9,7 +10,7 @@
 //! leaves the king's line with a shielding piece. Castling and en passant, rare and
 //! awkward, are played and tested.
 
-use shakmaty::{Bitboard, Chess, Color, Move, Position, Square, attacks};
+use shakmaty::{Bitboard, Chess, Color, Move, Position, Rank, Square, attacks};
 
 /// Check squares and discovered-check candidates for the side to move.
 pub struct CheckInfo {
@@ -100,6 +101,74 @@ pub fn is_checkmate(pos: &Chess) -> bool {
     pos.legal_moves().is_empty()
 }
 
+/// The number of legal moves of the side to move in `pos`, which is in check: shakmaty's
+/// `legal_moves().len()` without the list. The prover asks it of every check it starts
+/// (a check's first proof number), where the list cost as much as a full generation.
+///
+/// The king's steps to safe squares; against a single check also every move of an
+/// unpinned man onto the checker or a square between it and the king (a pinned man never
+/// can: its line and the check's meet only at the king). Pawn moves onto the last rank
+/// count four promotions. A position with an en passant square, where a capture can
+/// uncover the king along a rank, is left to shakmaty.
+pub fn evasion_count(pos: &Chess) -> u32 {
+    let board = pos.board();
+    let us = pos.turn();
+    let (Some(king), Some(checker)) = (board.king_of(us), pos.checkers().first()) else {
+        return pos.legal_moves().len() as u32;
+    };
+    if pos.maybe_ep_square().is_some() {
+        return pos.legal_moves().len() as u32;
+    }
+    let ours = board.by_color(us);
+    let occupied = board.occupied();
+    let without_king = occupied ^ Bitboard::from_square(king);
+    let steps = attacks::king_attacks(king) & !ours;
+    let mut n = steps.into_iter().filter(|&to| board.attacks_to(to, !us, without_king).is_empty()).count() as u32;
+    if pos.checkers().more_than_one() {
+        return n;
+    }
+    let between = attacks::between(king, checker);
+    let target = between | Bitboard::from_square(checker);
+    let movers = ours & !board.kings() & !pinned(pos, king);
+    for sq in movers & !board.pawns() {
+        if let Some(piece) = board.piece_at(sq) {
+            n += (attacks::attacks(sq, piece, occupied) & target).count() as u32;
+        }
+    }
+    let pawns = movers & board.pawns();
+    if pawns.is_empty() {
+        return n;
+    }
+    let last_rank = Bitboard::from_rank(us.fold_wb(Rank::Eighth, Rank::First));
+    let moves_to = |to: Bitboard| (to & !last_rank).count() as u32 + 4 * (to & last_rank).count() as u32;
+    for sq in pawns {
+        n += moves_to(attacks::pawn_attacks(us, sq) & Bitboard::from_square(checker));
+    }
+    let forward = us.fold_wb(8, -8);
+    let single = pawns.shift(forward) & !occupied;
+    let double_from = Bitboard::from_rank(us.fold_wb(Rank::Third, Rank::Sixth));
+    let double = (single & double_from).shift(forward) & !occupied;
+    n + moves_to(single & between) + (double & between).count() as u32
+}
+
+/// The men of the side to move in `pos` that shield its king on `king` from an enemy
+/// slider: the only man between them.
+fn pinned(pos: &Chess, king: Square) -> Bitboard {
+    let board = pos.board();
+    let them = board.by_color(!pos.turn());
+    let snipers = ((attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens())
+        | (attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens()))
+        & them;
+    let mut pinned = Bitboard::EMPTY;
+    for sniper in snipers {
+        let between = attacks::between(sniper, king) & board.occupied();
+        if !between.more_than_one() {
+            pinned |= between;
+        }
+    }
+    pinned & board.by_color(pos.turn())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +181,14 @@ mod tests {
             "{}",
             Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
         );
+        if pos.is_check() {
+            assert_eq!(
+                evasion_count(pos),
+                pos.legal_moves().len() as u32,
+                "{}",
+                Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
+            );
+        }
         let info = CheckInfo::new(pos);
         for m in pos.legal_moves() {
             let mut after = pos.clone();
@@ -128,6 +205,44 @@ mod tests {
                 walk(&after, depth - 1, checked, mates);
             }
         }
+    }
+
+    #[test]
+    fn evasions_are_counted_as_shakmaty_lists_them() {
+        // Random games from positions rich in pins, promotions and blocks; checking moves
+        // are preferred so that most positions visited are in check.
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "7k/1P1P1P2/8/3q4/8/8/2p1p1p1/3QK3 w - - 0 1",
+        ];
+        let mut rng = crate::rng::Rng::new(7);
+        let mut in_check = 0;
+        for fen in fens {
+            let start: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+            for _ in 0..300 {
+                let mut pos = start.clone();
+                for _ in 0..80 {
+                    let moves = pos.legal_moves();
+                    if pos.is_check() {
+                        in_check += 1;
+                        let fen = Fen::from_position(&pos, shakmaty::EnPassantMode::Legal);
+                        assert_eq!(evasion_count(&pos), moves.len() as u32, "{fen}");
+                    }
+                    if moves.is_empty() {
+                        break;
+                    }
+                    let info = CheckInfo::new(&pos);
+                    let checks: Vec<Move> = moves.iter().copied().filter(|&m| info.gives_check(&pos, m)).collect();
+                    let m = if !checks.is_empty() && rng.below(3) > 0 { rng.pick(&checks) } else { rng.pick(&moves) };
+                    pos.play_unchecked(m);
+                }
+            }
+        }
+        assert!(in_check > 20_000, "{in_check} positions in check");
     }
 
     #[test]

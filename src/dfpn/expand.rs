@@ -9,7 +9,7 @@
 
 use shakmaty::{Move, Position};
 
-use crate::chess::checks::CheckInfo;
+use crate::chess::checks::{CheckInfo, evasion_count};
 use crate::chess::mate_len::Plies;
 use crate::chess::movecode::MoveCode;
 use crate::chess::node::Node;
@@ -134,7 +134,7 @@ impl Expander<'_, '_> {
                 None if c.class == MoveClass::Check => {
                     let child = node.play(m);
                     self.monitor.count(1);
-                    let evasions = child.pos.legal_moves().len() as u32;
+                    let evasions = evasion_count(&child.pos);
                     if evasions == 0 {
                         return Expansion::Decided(Value::proven(Plies::new(1)), MoveCode::of(m));
                     }
