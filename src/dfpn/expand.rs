@@ -7,7 +7,7 @@
 //! tried. In a call that only looks for mates, an attacker node the knowledge allows
 //! keeps only its most promising quiet moves ([`SetAside`]).
 
-use shakmaty::{Move, Position};
+use shakmaty::{Move, MoveList, Position};
 
 use crate::chess::checks::{CheckInfo, evasion_count};
 use crate::chess::mate_len::Plies;
@@ -67,6 +67,14 @@ impl Expander<'_, '_> {
         }
     }
 
+    /// Pushes an attacker's check or capture with its table key, its bucket asked for.
+    #[inline]
+    fn push_probed(&self, node: &Node, mv: Move, class: MoveClass, bound: Plies, children: &mut Vec<Child>) {
+        let key = self.tree.keys.of_child(node, mv, bound);
+        self.tree.tt.prefetch(key);
+        children.push(Child { mv, key, value: Value::open(PnDn::ONE, PnDn::ONE), class, probed: true });
+    }
+
     /// Expands an OR node (attacker to move, `r` plies left, `ply` plies below the search
     /// root) into `children`.
     pub fn or(&mut self, node: &Node, r: Plies, ply: usize, root: RootMoves, children: &mut Vec<Child>) -> Expansion {
@@ -100,26 +108,27 @@ impl Expander<'_, '_> {
         // promotions, then quiet moves. Checks and captures are probed at once (their
         // buckets prefetched together); quiet moves, the bulk of an OR node's moves and
         // rarely selected, get their key and probe only when selected.
-        let mut classes = [MoveClass::Quiet; 256];
-        for (class, &m) in classes.iter_mut().zip(&moves) {
-            *class = if info.gives_check(&node.pos, m) {
-                MoveClass::Check
+        children.reserve(moves.len());
+        let (mut tactical, mut quiet) = (MoveList::new(), MoveList::new());
+        for &m in &moves {
+            if info.gives_check(&node.pos, m) {
+                self.push_probed(node, m, MoveClass::Check, r.pred(), children);
             } else if m.is_capture() || m.is_promotion() {
-                MoveClass::Tactical
+                tactical.push(m);
             } else {
-                MoveClass::Quiet
-            };
-        }
-        for class in [MoveClass::Check, MoveClass::Tactical, MoveClass::Quiet] {
-            for (&mv, _) in moves.iter().zip(&classes).filter(|&(_, &c)| c == class) {
-                let probed = class != MoveClass::Quiet;
-                let mut child = Child { mv, key: 0, value: Value::open(PnDn::ONE, PnDn::ONE), class, probed };
-                if probed {
-                    self.tree.tt.prefetch(child.keyed(&self.tree.keys, node, r.pred()));
-                }
-                children.push(child);
+                quiet.push(m);
             }
         }
+        for &m in &tactical {
+            self.push_probed(node, m, MoveClass::Tactical, r.pred(), children);
+        }
+        children.extend(quiet.iter().map(|&mv| Child {
+            mv,
+            key: 0,
+            value: Value::open(PnDn::ONE, PnDn::ONE),
+            class: MoveClass::Quiet,
+            probed: false,
+        }));
         let mut shortest: Option<(Plies, Move)> = None;
         let guide = self.knowledge.at(node);
         for c in children.iter_mut() {
