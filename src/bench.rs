@@ -144,6 +144,118 @@ fn first_proof(name: &'static str, fen: &str, tt: &Table) -> FirstProof {
     first
 }
 
+/// Fixtures of the micro-benchmarks (`cargo bench`, benches/speed.rs): the steps of a
+/// df-pn node measured one at a time, on the library's own types.
+pub mod micro {
+    use shakmaty::{Chess, Color, Move, Position};
+
+    use crate::chess::checks::{evasion_count, is_checkmate};
+    use crate::chess::mate_len::Plies;
+    use crate::chess::node::Node;
+    use crate::chess::position::parse_fen;
+    use crate::dfpn::children::{Child, Expansion, aggregate};
+    use crate::dfpn::expand::{Expander, SetAside};
+    use crate::dfpn::monitor::{Control, Monitor};
+    use crate::dfpn::query::Keys;
+    use crate::dfpn::tree::{Cycles, RootMoves, Tree};
+    use crate::knowledge::Knowledge;
+    use crate::tt::Table;
+
+    /// A position, the attacker (its side to move) and an empty table.
+    pub struct Fixture {
+        node: Node,
+        attacker: Color,
+        tt: Table,
+    }
+
+    impl Fixture {
+        /// The fixture of `fen`, whose side to move attacks (a valid FEN).
+        pub fn new(fen: &str) -> Fixture {
+            let pos = parse_fen(fen).expect("a valid FEN");
+            Fixture { attacker: pos.turn(), node: Node::new(pos), tt: Table::new(1) }
+        }
+
+        /// The position.
+        pub fn position(&self) -> &Chess {
+            &self.node.pos
+        }
+
+        /// Expands the position once as the search does at a node `moves` moves from the
+        /// bound, into `children`; the number of children (0: decided without them).
+        pub fn expand(&self, moves: u32, children: &mut Vec<Child>) -> usize {
+            let tree = Tree {
+                tt: &self.tt,
+                keys: Keys::new(self.attacker, 0),
+                attacker: self.attacker,
+                repetitions: None,
+                root_moves: None,
+                at_game_root: false,
+                cycles: Cycles::Search,
+            };
+            let mut monitor = Monitor::new(Control::new(), None);
+            let mut knowledge = Knowledge::new(self.attacker, None);
+            knowledge.begin_call(self.node.pos.board());
+            let mut set_aside = SetAside::default();
+            set_aside.begin();
+            let mut expander =
+                Expander { tree: &tree, monitor: &mut monitor, knowledge: &knowledge, set_aside: &mut set_aside };
+            children.clear();
+            let r = Plies::mate_in(moves);
+            let expansion = if self.node.pos.turn() == self.attacker {
+                expander.or(&self.node, r, 1, RootMoves::All, children)
+            } else {
+                expander.and(&self.node, r, 1, RootMoves::All, children)
+            };
+            match expansion {
+                Expansion::Open => children.len(),
+                Expansion::Decided(..) => 0,
+            }
+        }
+
+        /// The children of the position's expansion `moves` moves from the bound.
+        pub fn children(&self, moves: u32) -> Vec<Child> {
+            let mut children = Vec::new();
+            self.expand(moves, &mut children);
+            children
+        }
+
+        /// The node after each legal move, its hash updated as the search does.
+        pub fn play_all(&self) -> u64 {
+            self.node.pos.legal_moves().into_iter().fold(0, |h, m| h ^ self.node.play(m).hash)
+        }
+    }
+
+    /// The search's aggregation of `children` (an attacker's node when `or`): the index
+    /// of the child it picks.
+    pub fn pick(or: bool, children: &[Child]) -> usize {
+        aggregate(or, children).best
+    }
+
+    /// The number of evasions of each check of `pos`, counted as the search counts them.
+    pub fn evasions_of_checks(pos: &Chess, checks: &[Move]) -> u32 {
+        checks
+            .iter()
+            .map(|&m| {
+                let mut after = pos.clone();
+                after.play_unchecked(m);
+                evasion_count(&after)
+            })
+            .sum()
+    }
+
+    /// How many of `moves` mate at once, tested as the search's mate-in-one test does.
+    pub fn mates_among(pos: &Chess, moves: &[Move]) -> usize {
+        moves
+            .iter()
+            .filter(|&&m| {
+                let mut after = pos.clone();
+                after.play_unchecked(m);
+                is_checkmate(&after)
+            })
+            .count()
+    }
+}
+
 fn run_positions(positions: &[&str], nodes: u64, tables: Option<&Arc<Tables>>) -> BenchResult {
     let mut tt = Table::new(BENCH_HASH_MB);
     tt.finish_touching(); // the timing starts with the table in memory
