@@ -10,7 +10,9 @@
 //! leaves the king's line with a shielding piece. Castling and en passant, rare and
 //! awkward, are played and tested.
 
-use shakmaty::{Bitboard, Chess, Color, Move, Position, Rank, Square, attacks};
+use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Rank, Square, attacks};
+
+use crate::chess::movegen::legal_moves;
 
 /// Check squares and discovered-check candidates for the side to move.
 pub struct CheckInfo {
@@ -98,7 +100,9 @@ pub fn is_checkmate(pos: &Chess) -> bool {
             return false;
         }
     }
-    pos.legal_moves().is_empty()
+    let mut moves = MoveList::new();
+    legal_moves(pos, &mut moves);
+    moves.is_empty()
 }
 
 /// The number of legal moves of the side to move in `pos`, which is in check: shakmaty's

@@ -5,6 +5,7 @@
 pub(crate) mod checks;
 pub mod mate_len;
 pub mod movecode;
+pub(crate) mod movegen;
 pub mod node;
 pub mod position;
 pub(crate) mod rules;

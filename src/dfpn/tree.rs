@@ -2,9 +2,10 @@
 //! the question's rules (the attacker, a restricted root, the game's repetitions) and the
 //! current call's settings.
 
-use shakmaty::{Color, Move, MoveList, Position};
+use shakmaty::{Color, Move, MoveList};
 
 use crate::chess::mate_len::Plies;
+use crate::chess::movegen::legal_moves;
 use crate::chess::node::Node;
 use crate::chess::rules::Repetitions;
 use crate::dfpn::query::Keys;
@@ -58,14 +59,13 @@ impl Tree<'_> {
         self.tt.probe(key).and_then(|e| Value::from_entry(&e, bound))
     }
 
-    /// Legal moves of a node, restricted at a restricted root.
-    pub fn node_moves(&self, node: &Node, root: RootMoves) -> MoveList {
-        let mut moves = node.pos.legal_moves();
+    /// Legal moves of a node into `moves`, restricted at a restricted root.
+    pub fn node_moves(&self, node: &Node, root: RootMoves, moves: &mut MoveList) {
+        legal_moves(&node.pos, moves);
         if root == RootMoves::Restricted
             && let Some(allowed) = self.root_moves
         {
             moves.retain(|m| allowed.contains(m));
         }
-        moves
     }
 }

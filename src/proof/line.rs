@@ -28,7 +28,7 @@
 //! whichever subtree is now cheapest, and the builder tries again.
 
 use rustc_hash::FxHashMap;
-use shakmaty::{Move, Position};
+use shakmaty::{Move, MoveList, Position};
 
 use crate::chess::mate_len::Plies;
 use crate::chess::node::Node;
@@ -145,7 +145,8 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
         if bound == Plies::ZERO {
             return Err(Gap::Lost);
         }
-        let moves = self.solver.tree.node_moves(node, root);
+        let mut moves = MoveList::new();
+        self.solver.tree.node_moves(node, root, &mut moves);
         // A mate on the board needs no proof from the table (which may hold none: a mated
         // position has no entry of its own), and no line is shorter.
         if let Some(&m) = moves.iter().find(|&&m| node.is_mate_after(m)) {
@@ -214,7 +215,8 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
     }
 
     fn and_line(&mut self, node: &Node, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Result<Plies, Gap> {
-        let moves = self.solver.tree.node_moves(node, root);
+        let mut moves = MoveList::new();
+        self.solver.tree.node_moves(node, root, &mut moves);
         if moves.is_empty() {
             return if node.pos.is_check() { Ok(Plies::ZERO) } else { Err(Gap::Lost) };
         }

@@ -1,0 +1,255 @@
+//! Legal move generation into the caller's list, move for move and in the order of
+//! shakmaty's `legal_moves`.
+//!
+//! shakmaty returns its list by value, which costs a copy of the whole 1.6 kB array at
+//! every call, and it tests each square next to the king with a full attack lookup. Here
+//! the list is filled in place, and the king's steps are tested against one map of the
+//! squares the other side attacks with the king off the board. The order matters: the
+//! search breaks ties between children by it, so the same moves in another order would be
+//! another search. A test compares both generators, order included, on random games.
+
+use shakmaty::{Bitboard, CastlingSide, Chess, Color, File, Move, MoveList, Position, Rank, Role, Square, attacks};
+
+/// The legal moves of `pos` into `moves` (cleared first), in shakmaty's order: en passant
+/// captures; then, out of check, pawn, knight, bishop, rook and queen moves, king steps
+/// and castling; in check, king steps and then the other men's moves onto the checking
+/// line; pinned men only along their pin.
+pub fn legal_moves(pos: &Chess, moves: &mut MoveList) {
+    moves.clear();
+    let board = pos.board();
+    let us = pos.turn();
+    let Some(king) = board.king_of(us) else {
+        *moves = pos.legal_moves();
+        return;
+    };
+    let mut has_ep = false;
+    if let Some(to) = pos.maybe_ep_square() {
+        for from in board.pawns() & board.by_color(us) & attacks::pawn_attacks(!us, to) {
+            moves.push(Move::EnPassant { from, to });
+            has_ep = true;
+        }
+    }
+    let ours = board.by_color(us);
+    let unsafe_squares = attacked(pos, !us, board.occupied() ^ Bitboard::from_square(king));
+    let checkers = pos.checkers();
+    if checkers.is_empty() {
+        non_king(pos, !ours, moves);
+        king_steps(pos, king, !ours & !unsafe_squares, moves);
+        castling(pos, king, CastlingSide::KingSide, moves);
+        castling(pos, king, CastlingSide::QueenSide, moves);
+    } else {
+        king_steps(pos, king, !ours & !unsafe_squares, moves);
+        if let Some(checker) = checkers.single_square() {
+            non_king(pos, attacks::between(king, checker) | Bitboard::from_square(checker), moves);
+        }
+    }
+    let blockers = slider_blockers(pos, king);
+    if blockers.any() || has_ep {
+        moves.retain(|m| is_safe(pos, king, *m, blockers));
+    }
+}
+
+/// The squares `color` attacks with the men on `occupied` in the way.
+fn attacked(pos: &Chess, color: Color, occupied: Bitboard) -> Bitboard {
+    let board = pos.board();
+    let theirs = board.by_color(color);
+    let mut map = Bitboard::EMPTY;
+    for sq in board.pawns() & theirs {
+        map |= attacks::pawn_attacks(color, sq);
+    }
+    for sq in board.knights() & theirs {
+        map |= attacks::knight_attacks(sq);
+    }
+    for sq in board.bishops_and_queens() & theirs {
+        map |= attacks::bishop_attacks(sq, occupied);
+    }
+    for sq in board.rooks_and_queens() & theirs {
+        map |= attacks::rook_attacks(sq, occupied);
+    }
+    for sq in board.kings() & theirs {
+        map |= attacks::king_attacks(sq);
+    }
+    map
+}
+
+/// A normal move of a man of `role` from `from` to `to`, taking what stands there.
+#[inline]
+fn normal(pos: &Chess, role: Role, from: Square, to: Square, promotion: Option<Role>) -> Move {
+    Move::Normal { role, from, capture: pos.board().role_at(to), to, promotion }
+}
+
+/// The king's steps onto `targets`.
+fn king_steps(pos: &Chess, king: Square, targets: Bitboard, moves: &mut MoveList) {
+    for to in attacks::king_attacks(king) & targets {
+        moves.push(normal(pos, Role::King, king, to, None));
+    }
+}
+
+/// The moves of every man but the king onto `target`: pawns, knights, bishops, rooks,
+/// queens, each by its square.
+fn non_king(pos: &Chess, target: Bitboard, moves: &mut MoveList) {
+    let board = pos.board();
+    let ours = board.by_color(pos.turn());
+    pawn_moves(pos, target, moves);
+    for from in board.knights() & ours {
+        for to in attacks::knight_attacks(from) & target {
+            moves.push(normal(pos, Role::Knight, from, to, None));
+        }
+    }
+    let occupied = board.occupied();
+    for (role, men) in [(Role::Bishop, board.bishops()), (Role::Rook, board.rooks()), (Role::Queen, board.queens())] {
+        for from in men & ours {
+            for to in attacks::attacks(from, role.of(pos.turn()), occupied) & target {
+                moves.push(normal(pos, role, from, to, None));
+            }
+        }
+    }
+}
+
+/// The pawns' moves onto `target`: captures towards one side and then the other (each
+/// without promotion first), single steps, double steps.
+fn pawn_moves(pos: &Chess, target: Bitboard, moves: &mut MoveList) {
+    let board = pos.board();
+    let us = pos.turn();
+    let pawns = board.pawns() & board.by_color(us);
+    if pawns.is_empty() {
+        return;
+    }
+    let last_ranks = Bitboard::from_rank(Rank::First) | Bitboard::from_rank(Rank::Eighth);
+    let forward = us.fold_wb(8, -8);
+    let push = |moves: &mut MoveList, from: Square, to: Square| {
+        if last_ranks.contains(to) {
+            for promotion in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+                moves.push(normal(pos, Role::Pawn, from, to, Some(promotion)));
+            }
+        } else {
+            moves.push(normal(pos, Role::Pawn, from, to, None));
+        }
+    };
+    // Towards the a-file first: a shift one less than the rank's, which a pawn on the
+    // a-file cannot take (it would wrap to the h-file); then towards the h-file.
+    for (side, edge) in [(forward - 1, File::A), (forward + 1, File::H)] {
+        let captures = (pawns & !Bitboard::from_file(edge)).shift(side) & board.by_color(!us) & target;
+        for promotions in [false, true] {
+            let part = if promotions { captures & last_ranks } else { captures & !last_ranks };
+            for to in part {
+                let from = to.offset(-side).expect("the pawn's own square");
+                push(moves, from, to);
+            }
+        }
+    }
+    let single = pawns.shift(forward) & !board.occupied();
+    for promotions in [false, true] {
+        let part = single & target & if promotions { last_ranks } else { !last_ranks };
+        for to in part {
+            push(moves, to.offset(-forward).expect("the pawn's own square"), to);
+        }
+    }
+    let double_rank = Bitboard::from_rank(us.fold_wb(Rank::Fourth, Rank::Fifth));
+    let double = single.shift(forward) & double_rank & !board.occupied();
+    for to in double & target {
+        moves.push(normal(pos, Role::Pawn, to.offset(-2 * forward).expect("the pawn's own square"), to, None));
+    }
+}
+
+/// Castling to `side`, when the rook may castle, the squares between are empty and the
+/// king crosses no attacked square.
+fn castling(pos: &Chess, king: Square, side: CastlingSide, moves: &mut MoveList) {
+    let us = pos.turn();
+    let castles = pos.castles();
+    let Some(rook) = castles.rook(us, side) else { return };
+    let occupied = pos.board().occupied();
+    if (castles.path(us, side) & occupied).any() {
+        return;
+    }
+    let king_to = side.king_to(us);
+    let after = occupied ^ Bitboard::from_square(king) ^ Bitboard::from_square(rook) ^ side.rook_to(us);
+    if pos.king_attackers(king_to, !us, after).any() {
+        return;
+    }
+    let crossed = attacks::between(king, king_to) | Bitboard::from_square(king);
+    let without_king = occupied ^ Bitboard::from_square(king);
+    if crossed.into_iter().any(|sq| pos.king_attackers(sq, !us, without_king).any()) {
+        return;
+    }
+    moves.push(Move::Castle { king, rook });
+}
+
+/// The men (of either side) that stand alone between the king on `king` and an enemy
+/// slider's line to it.
+fn slider_blockers(pos: &Chess, king: Square) -> Bitboard {
+    let board = pos.board();
+    let snipers = ((attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens())
+        | (attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens()))
+        & board.by_color(!pos.turn());
+    let mut blockers = Bitboard::EMPTY;
+    for sniper in snipers {
+        let between = attacks::between(king, sniper) & board.occupied();
+        if !between.more_than_one() {
+            blockers |= between;
+        }
+    }
+    blockers
+}
+
+/// Whether `m` leaves the king on `king` safe from the lines that `blockers` close: a
+/// blocker moves along its line only; an en passant capture must not open one.
+fn is_safe(pos: &Chess, king: Square, m: Move, blockers: Bitboard) -> bool {
+    match m {
+        Move::Normal { from, to, .. } => !blockers.contains(from) || attacks::aligned(from, to, king),
+        Move::EnPassant { from, to } => {
+            let captured = Square::from_coords(to.file(), from.rank());
+            let occupied = pos.board().occupied() ^ Bitboard::from_square(from) ^ Bitboard::from_square(captured)
+                | Bitboard::from_square(to);
+            (pos.board().attacks_to(king, !pos.turn(), occupied) & !Bitboard::from_square(captured)).is_empty()
+        }
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{CastlingMode, EnPassantMode, fen::Fen};
+
+    fn same_as_shakmaty(pos: &Chess) {
+        let mut ours = MoveList::new();
+        legal_moves(pos, &mut ours);
+        let theirs = pos.legal_moves();
+        assert_eq!(ours.as_slice(), theirs.as_slice(), "{}", Fen::from_position(pos, EnPassantMode::Legal));
+    }
+
+    #[test]
+    fn the_moves_and_their_order_are_shakmaty_s() {
+        // Random games from positions with castling (standard and Chess960), en passant,
+        // promotions, pins and checks.
+        let games = [
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", CastlingMode::Standard),
+            ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", CastlingMode::Standard),
+            ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", CastlingMode::Standard),
+            ("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", CastlingMode::Standard),
+            ("n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1", CastlingMode::Standard),
+            ("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", CastlingMode::Chess960),
+            ("1r2k1r1/8/8/8/8/8/8/R3K2R w KQ - 0 1", CastlingMode::Chess960),
+            ("8/8/8/2k5/3pP3/8/8/4K2R b K e3 0 1", CastlingMode::Standard),
+        ];
+        let mut rng = crate::rng::Rng::new(11);
+        let mut positions = 0;
+        for (fen, mode) in games {
+            let start: Chess = fen.parse::<Fen>().unwrap().into_position(mode).unwrap();
+            for _ in 0..150 {
+                let mut pos = start.clone();
+                for _ in 0..100 {
+                    same_as_shakmaty(&pos);
+                    positions += 1;
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    pos.play_unchecked(rng.pick(&moves));
+                }
+            }
+        }
+        assert!(positions > 50_000, "{positions} positions");
+    }
+}
