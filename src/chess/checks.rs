@@ -12,7 +12,7 @@
 
 use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Rank, Square, attacks};
 
-use crate::chess::movegen::legal_moves;
+use crate::chess::movegen::{attacked, legal_moves};
 
 /// Check squares and discovered-check candidates for the side to move.
 pub struct CheckInfo {
@@ -125,9 +125,8 @@ pub fn evasion_count(pos: &Chess) -> u32 {
     }
     let ours = board.by_color(us);
     let occupied = board.occupied();
-    let without_king = occupied ^ Bitboard::from_square(king);
-    let steps = attacks::king_attacks(king) & !ours;
-    let mut n = steps.into_iter().filter(|&to| board.attacks_to(to, !us, without_king).is_empty()).count() as u32;
+    let unsafe_squares = attacked(pos, !us, occupied ^ Bitboard::from_square(king));
+    let mut n = (attacks::king_attacks(king) & !ours & !unsafe_squares).count() as u32;
     if pos.checkers().more_than_one() {
         return n;
     }

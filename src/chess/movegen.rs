@@ -50,7 +50,7 @@ pub fn legal_moves(pos: &Chess, moves: &mut MoveList) {
 }
 
 /// The squares `color` attacks with the men on `occupied` in the way.
-fn attacked(pos: &Chess, color: Color, occupied: Bitboard) -> Bitboard {
+pub(crate) fn attacked(pos: &Chess, color: Color, occupied: Bitboard) -> Bitboard {
     let board = pos.board();
     let theirs = board.by_color(color);
     let mut map = Bitboard::EMPTY;
