@@ -150,7 +150,7 @@ impl Guide<'_> {
     #[inline]
     pub fn quiet(&self, m: Move) -> u32 {
         self.kings.map_or(QUIET_PN, |k| {
-            let pn = 1 + reply_pn(k.after(m)) - u32::from(self.mating.contains(m));
+            let pn = 2 + k.distance_after(m) - u32::from(self.mating.contains(m));
             if k.armed || k.queen_v_rook() { ARMED_QUIET_SCALE * pn } else { pn }
         })
     }
@@ -178,7 +178,7 @@ impl Guide<'_> {
     /// larger.
     #[inline]
     pub fn reply(&self, m: Move) -> u32 {
-        if m.is_capture() { DEFENDER_CAPTURE_PN } else { self.kings.map_or(1, |k| reply_pn(k.after(m))) }
+        if m.is_capture() { DEFENDER_CAPTURE_PN } else { self.kings.map_or(1, |k| 1 + k.distance_after(m)) }
     }
 
     /// Whether an attacker node at `node` may keep only its [`NARROW_QUIET`] most
@@ -194,13 +194,6 @@ impl Guide<'_> {
         (kings.queen_v_rook() || quiet_mate(node.pos.board(), self.attacker))
             .then_some(Narrowing { kings, attacker: self.attacker })
     }
-}
-
-/// Initial proof number of a defender's quiet reply in a few-men position: one more than
-/// the progress distance it leaves.
-#[inline]
-fn reply_pn(kings: Kings) -> u32 {
-    1 + kings.distance()
 }
 
 /// How the quiet moves of a narrowed node are ranked: by their proof number, then by the

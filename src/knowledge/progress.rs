@@ -26,6 +26,9 @@ pub struct Kings {
     /// The heavy pieces of an ending with a fitted model (K+R v K, K+Q v K+R): then
     /// [`Kings::distance`] is that model, and their moves change it.
     pub heavy: Option<Heavy>,
+    /// [`Kings::distance`] of the position [`Kings::of`] read, which every move of another
+    /// man keeps ([`Kings::after`] leaves it as it was).
+    pub base: u32,
 }
 
 impl Kings {
@@ -42,7 +45,17 @@ impl Kings {
         let armed = armed_defender(board, attacker);
         let heavy = if models { Heavy::of(board, attacker) } else { None };
         let (attacker, defender) = (board.king_of(attacker)?, board.king_of(!attacker)?);
-        Some(Kings { attacker, defender, zone, armed, heavy })
+        let kings = Kings { attacker, defender, zone, armed, heavy, base: 0 };
+        Some(Kings { base: kings.distance(), ..kings })
+    }
+
+    /// [`Kings::distance`] after `m`, a move that captures nothing: the node's own
+    /// distance when `m` moves neither a king nor a heavy piece (a bishop's or knight's
+    /// step leaves the distances of their endings as they are).
+    #[inline]
+    pub fn distance_after(self, m: Move) -> u32 {
+        let moves_heavy = self.heavy.is_some_and(|heavy| heavy.moves(m));
+        if m.role() != Role::King && !moves_heavy { self.base } else { self.after(m).distance() }
     }
 
     /// Whether this is K+Q v K+R with its fitted model ([`Heavy::QueenRook`]).
@@ -102,6 +115,15 @@ impl Heavy {
         rook_mate::rook_of(board, attacker)
             .map(Heavy::Rook)
             .or_else(|| QueenRook::of(board, attacker).map(Heavy::QueenRook))
+    }
+
+    /// Whether `m` moves one of the pieces.
+    #[inline]
+    fn moves(self, m: Move) -> bool {
+        match self {
+            Heavy::Rook(rook) => m.from() == Some(rook),
+            Heavy::QueenRook(duel) => m.from() == Some(duel.queen) || m.from() == Some(duel.rook),
+        }
     }
 
     /// The pieces after `m`, a move that captures nothing.
@@ -420,20 +442,34 @@ mod tests {
         assert_eq!(corner_distance(Square::H8), 0);
         assert_eq!(corner_distance(Square::A4), 3);
         assert_eq!(corner_distance(Square::E4), 6);
-        let kings =
-            Kings { attacker: Square::C3, defender: Square::A1, zone: MateZone::Corner, armed: false, heavy: None };
+        let kings = Kings {
+            attacker: Square::C3,
+            defender: Square::A1,
+            zone: MateZone::Corner,
+            armed: false,
+            heavy: None,
+            base: 0,
+        };
         assert_eq!(kings.distance(), 2);
         assert_eq!((edge_distance(Square::A4), edge_distance(Square::E4), edge_distance(Square::B7)), (0, 3, 1));
         // With a queen or rook, a king on the edge is as near mate as one in the corner.
-        let on_edge =
-            Kings { attacker: Square::D6, defender: Square::D8, zone: MateZone::Edge, armed: false, heavy: None };
+        let on_edge = Kings {
+            attacker: Square::D6,
+            defender: Square::D8,
+            zone: MateZone::Edge,
+            armed: false,
+            heavy: None,
+            base: 0,
+        };
         assert_eq!(on_edge.distance(), 2);
         assert_eq!(Kings { zone: MateZone::Corner, ..on_edge }.distance(), 8);
     }
 
     #[test]
     fn the_fitted_distances_are_least_in_the_mating_net() {
-        let kings = |attacker, defender, zone| Kings { attacker, defender, zone, armed: false, heavy: None }.distance();
+        let kings = |attacker, defender, zone| {
+            Kings { attacker, defender, zone, armed: false, heavy: None, base: 0 }.distance()
+        };
         // Two bishops: king in the corner, the other a knight's jump away, two steps from it.
         assert_eq!(kings(Square::C2, Square::A1, MateZone::Bishops), 0);
         assert_eq!(kings(Square::F7, Square::H8, MateZone::Bishops), 0);
