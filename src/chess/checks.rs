@@ -56,7 +56,8 @@ impl CheckInfo {
     }
 
     /// Whether legal move `m` in `pos` (the position this info was built from) checks.
-    #[inline]
+    /// Inlined into the loops that ask it of every move (the call cost a third of it).
+    #[inline(always)]
     pub fn gives_check(&self, pos: &Chess, m: Move) -> bool {
         let Some(king) = self.king else { return false };
         match m {

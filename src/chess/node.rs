@@ -37,7 +37,7 @@ impl Node {
     /// The hash after `m` computed incrementally, when that is simple: a normal move (king
     /// moves included, which shakmaty's own update leaves out) that touches no castling
     /// right and no en passant square. None otherwise.
-    #[inline]
+    #[inline(always)]
     fn incremental_hash(&self, m: Move) -> Option<u64> {
         let Move::Normal { role, from, capture, to, promotion } = m else {
             return None;

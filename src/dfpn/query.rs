@@ -66,7 +66,7 @@ impl Keys {
 
     /// The key of the child of `node` after legal move `m`, asked with `bound` plies left,
     /// without playing the move where the hash can be updated incrementally.
-    #[inline]
+    #[inline(always)]
     pub fn of_child(&self, node: &Node, m: Move, bound: Plies) -> u64 {
         self.key(node.child_hash(m), clock_after(node.clock(), m), bound)
     }
