@@ -52,10 +52,26 @@ impl Kings {
     /// [`Kings::distance`] after `m`, a move that captures nothing: the node's own
     /// distance when `m` moves neither a king nor a heavy piece (a bishop's or knight's
     /// step leaves the distances of their endings as they are).
+    /// The normal moves of the endings without a heavy piece and of K+R v K, nearly all
+    /// the moves asked, go straight to their tables.
     #[inline]
     pub fn distance_after(self, m: Move) -> u32 {
-        let moves_heavy = self.heavy.is_some_and(|heavy| heavy.moves(m));
-        if m.role() != Role::King && !moves_heavy { self.base } else { self.after(m).distance() }
+        let Move::Normal { role, from, to, .. } = m else { return self.after(m).distance() };
+        let (attacker, defender) = match (role, from) {
+            (Role::King, from) if from == self.attacker => (to, self.defender),
+            (Role::King, _) => (self.attacker, to),
+            _ => (self.attacker, self.defender),
+        };
+        match self.heavy {
+            None if role == Role::King => self.zone.kings_distance(attacker, defender),
+            None => self.base,
+            Some(Heavy::Rook(rook)) => {
+                let rook = if from == rook { to } else { rook };
+                u32::from(ROOK_DISTANCES[placement(attacker, defender, rook)])
+            }
+            Some(heavy) if role == Role::King || heavy.moves(m) => self.after(m).distance(),
+            Some(_) => self.base,
+        }
     }
 
     /// Whether this is K+Q v K+R with its fitted model ([`Heavy::QueenRook`]).
@@ -84,15 +100,7 @@ impl Kings {
         if let Some(heavy) = self.heavy {
             return heavy.distance(self.attacker, self.defender);
         }
-        match self.zone {
-            MateZone::BishopCorner { dark } => {
-                u32::from(BISHOP_AND_KNIGHT[usize::from(dark)][self.attacker as usize][self.defender as usize])
-            }
-            MateZone::Bishops => u32::from(BISHOPS[self.attacker as usize][self.defender as usize]),
-            MateZone::Edge | MateZone::Corner => {
-                2 * self.zone.distance(self.defender) + self.attacker.distance(self.defender)
-            }
-        }
+        self.zone.kings_distance(self.attacker, self.defender)
     }
 }
 
@@ -317,6 +325,19 @@ impl MateZone {
         MateZone::Corner
     }
 
+    /// The progress distance of the kings on `attacker` and `defender` in this zone,
+    /// without heavy pieces ([`Kings::distance`]).
+    #[inline]
+    fn kings_distance(self, attacker: Square, defender: Square) -> u32 {
+        match self {
+            MateZone::BishopCorner { dark } => {
+                u32::from(BISHOP_AND_KNIGHT[usize::from(dark)][attacker as usize][defender as usize])
+            }
+            MateZone::Bishops => u32::from(BISHOPS[attacker as usize][defender as usize]),
+            MateZone::Edge | MateZone::Corner => 2 * self.distance(defender) + attacker.distance(defender),
+        }
+    }
+
     /// Steps of the defending king on `sq` from the zone.
     #[inline]
     pub fn distance(self, sq: Square) -> u32 {
@@ -422,6 +443,32 @@ pub fn edge_distance(sq: Square) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_distance_after_a_move_is_the_distance_of_the_kings_after_it() {
+        use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
+        let fens = [
+            "8/8/8/3k4/8/8/8/4K2R w - - 0 1",
+            "8/8/8/3k4/8/8/8/4K2R b - - 0 1",
+            "1k6/4K3/8/1r6/8/5Q2/8/8 w - - 0 1",
+            "1k6/4K3/8/1r6/8/5Q2/8/8 b - - 0 1",
+            "8/8/8/3k4/8/8/8/1BB1K3 w - - 0 1",
+            "8/8/2k5/8/8/4N3/5BK1/8 w - - 0 1",
+            "8/8/2k5/8/8/4NN2/6K1/8 w - - 0 1",
+            "8/1r6/2k5/8/8/4R3/5BK1/8 w - - 0 1",
+            "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+        ];
+        for fen in fens {
+            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+            let node = Node::new(pos);
+            for models in [false, true] {
+                let kings = Kings::of(&node, Color::White, models).unwrap();
+                for m in node.pos.legal_moves().into_iter().filter(|m| !m.is_capture()) {
+                    assert_eq!(kings.distance_after(m), kings.after(m).distance(), "{fen} {m} {models}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn the_rook_table_holds_the_rook_model() {
