@@ -124,19 +124,25 @@ impl Expander<'_, '_> {
         for &m in &tactical {
             self.push_probed(node, m, MoveClass::Tactical, r.pred(), children);
         }
+        // Where the tables are silent, a quiet move's first number needs nothing from the
+        // table: it is worked out now, while the buckets asked for arrive. Else the
+        // tables are asked in move order, which their line's bookkeeping follows.
+        let guide = self.knowledge.at(node);
+        let tables = guide.has_exact();
         children.extend(quiet.iter().map(|&mv| Child {
             mv,
             key: 0,
-            value: Value::open(PnDn::ONE, PnDn::ONE),
+            value: Value::open(PnDn(if tables { 1 } else { guide.quiet(mv) }), PnDn::ONE),
             class: MoveClass::Quiet,
             probed: false,
         }));
         let mut shortest: Option<(Plies, Move)> = None;
-        let guide = self.knowledge.at(node);
         for c in children.iter_mut() {
             if !c.probed {
-                c.value =
-                    start(guide.exact(node, c.mv)).unwrap_or_else(|| Value::open(PnDn(guide.quiet(c.mv)), PnDn::ONE));
+                if tables {
+                    c.value = start(guide.exact(node, c.mv))
+                        .unwrap_or_else(|| Value::open(PnDn(guide.quiet(c.mv)), PnDn::ONE));
+                }
                 continue;
             }
             let m = c.mv;

@@ -137,6 +137,12 @@ pub struct Guide<'k> {
 }
 
 impl Guide<'_> {
+    /// Whether the tables cover this node (else [`Guide::exact`] is None for every move).
+    #[inline]
+    pub fn has_exact(&self) -> bool {
+        self.exact.is_some()
+    }
+
     /// What the tables say of the position after `m` at `node`, where they cover `node`
     /// (see [`Tables::after`]); None elsewhere.
     #[inline]
