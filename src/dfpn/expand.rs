@@ -136,6 +136,11 @@ impl Expander<'_, '_> {
             class: MoveClass::Quiet,
             probed: false,
         }));
+        // The quiet move likeliest to be searched first is probed as soon as it is picked:
+        // its bucket is asked for now.
+        if !tables && let Some(first) = children.iter_mut().filter(|c| !c.probed).min_by_key(|c| c.value.pn) {
+            self.tree.tt.prefetch(first.keyed(&self.tree.keys, node, r.pred()));
+        }
         let mut shortest: Option<(Plies, Move)> = None;
         for c in children.iter_mut() {
             if !c.probed {
