@@ -8,7 +8,7 @@
 
 use crate::chess::checks::is_checkmate;
 use shakmaty::{
-    Chess, EnPassantMode, Move, Position, Role,
+    CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square,
     zobrist::{Zobrist64, ZobristValue},
 };
 
@@ -80,9 +80,50 @@ impl Node {
         pos.play_unchecked(m);
         let hash = match incremental {
             Some(h) => h,
-            None => pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
+            None => self.hash_after(m, &pos),
         };
         Node { pos, hash }
+    }
+
+    /// The hash of `child`, the position after legal move `m`, from this node's: the men
+    /// the move takes away and puts down, and the castling rights and the legal en
+    /// passant square that differ (shakmaty recomputes every man for these moves).
+    fn hash_after(&self, m: Move, child: &Chess) -> u64 {
+        let us = self.pos.turn();
+        let piece = |sq, role: Role, color| Zobrist64::zobrist_for_piece(sq, role.of(color));
+        let mut h = Zobrist64(self.hash) ^ Zobrist64::zobrist_for_white_turn();
+        match m {
+            Move::Normal { role, from, capture, to, promotion } => {
+                h ^= piece(from, role, us) ^ piece(to, promotion.unwrap_or(role), us);
+                if let Some(captured) = capture {
+                    h ^= piece(to, captured, !us);
+                }
+            }
+            Move::EnPassant { from, to } => {
+                let captured = Square::from_coords(to.file(), from.rank());
+                h ^= piece(from, Role::Pawn, us) ^ piece(to, Role::Pawn, us) ^ piece(captured, Role::Pawn, !us);
+            }
+            Move::Castle { king, rook } => {
+                let side = if rook > king { CastlingSide::KingSide } else { CastlingSide::QueenSide };
+                h ^= piece(king, Role::King, us) ^ piece(rook, Role::Rook, us);
+                h ^= piece(side.king_to(us), Role::King, us) ^ piece(side.rook_to(us), Role::Rook, us);
+            }
+            Move::Put { .. } => return child.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
+        }
+        let (before, after) = (self.pos.castles(), child.castles());
+        for color in Color::ALL {
+            for side in CastlingSide::ALL {
+                if before.has(color, side) != after.has(color, side) {
+                    h ^= Zobrist64::zobrist_for_castling_right(color, side);
+                }
+            }
+        }
+        for ep in
+            [self.pos.ep_square(EnPassantMode::Legal), child.ep_square(EnPassantMode::Legal)].into_iter().flatten()
+        {
+            h ^= Zobrist64::zobrist_for_en_passant_file(ep.file());
+        }
+        h.0
     }
 
     /// Whether legal move `m` checkmates (played without hashing).
@@ -121,9 +162,16 @@ mod tests {
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
             "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            "1r2k1r1/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
         ] {
-            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
-            check_walk(&Node::new(pos), 3);
+            for mode in [CastlingMode::Standard, CastlingMode::Chess960] {
+                // The Chess960 setups are not positions of standard chess.
+                if let Ok(pos) = fen.parse::<Fen>().unwrap().into_position::<Chess>(mode) {
+                    check_walk(&Node::new(pos), 3);
+                }
+            }
         }
     }
 }
