@@ -70,11 +70,11 @@ def main():
     ap.add_argument('--syzygy', help='a directory of Syzygy tables: also run the table section')
     ap.add_argument('--speed-only', action='store_true', help='rewrite the speed section alone')
     args = ap.parse_args()
-    path = os.path.join(args.out, 'results.md')
+    results_md = os.path.join(args.out, 'results.md')
     if args.speed_only:
-        with open(path) as f:
+        with open(results_md) as f:
             head = f.read().split(SPEED_HEADING)[0]
-        with open(path, 'w') as f:
+        with open(results_md, 'w') as f:
             f.write(head + speed_section(args.pnmate, args.syzygy))
         return
     from compare import load, run_engine, tally  # python-chess: not needed for the speed section
@@ -103,7 +103,7 @@ def main():
                 tables.append((title, len(suite), name, tally(results, TABLE_LIMIT)))
     os.makedirs(args.out, exist_ok=True)
     draw(curves, {title: size for title, _, size in SUITES}, os.path.join(args.out, 'results.png'))
-    with open(path, 'w') as f:
+    with open(results_md, 'w') as f:
         f.write(report(rows, tables) + speed_section(args.pnmate, args.syzygy))
     readme_table(rows, 'README.md')
 
