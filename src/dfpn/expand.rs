@@ -31,6 +31,8 @@ pub struct SetAside {
     pub below_root: bool,
     /// A copy of a node's quiet children while they are narrowed (kept for its allocation).
     scratch: Vec<Child>,
+    /// The sort keys of the quiet children being narrowed (kept for its allocation).
+    order: Vec<u64>,
 }
 
 impl SetAside {
@@ -201,11 +203,14 @@ impl Expander<'_, '_> {
         // Sort keys: the proof number, the flights, the child's index (which makes every
         // key distinct, so an unstable selection keeps move order among ties).
         let flights = narrowing.flights(node);
-        let mut order = [0u64; 256];
-        for (i, c) in children[start..].iter().enumerate() {
-            order[i] = (u64::from(c.value.pn.0) << 40) | (u64::from(flights.after(c.mv)) << 32) | i as u64;
-        }
-        let order = &mut order[..n];
+        let mut order = std::mem::take(&mut self.set_aside.order);
+        order.clear();
+        order.extend(
+            children[start..]
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (u64::from(c.value.pn.0) << 40) | (u64::from(flights.after(c.mv)) << 32) | i as u64),
+        );
         order.select_nth_unstable(NARROW_QUIET);
         order[..NARROW_QUIET].sort_unstable();
         let index = |key: u64| (key & 0xffff_ffff) as usize;
@@ -229,6 +234,7 @@ impl Expander<'_, '_> {
             class: MoveClass::Quiet,
             probed: true,
         });
+        self.set_aside.order = order;
         true
     }
 

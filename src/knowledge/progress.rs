@@ -407,12 +407,18 @@ impl Flights {
     /// The flights left after the attacker's quiet move `m` (no capture, no promotion).
     #[inline]
     pub fn after(&self, m: Move) -> u32 {
-        let (Some(from), to) = (m.from(), m.to()) else { return self.zone.count() as u32 };
+        let (role, from, to) = match m {
+            Move::Normal { role, from, to, .. } => (role, from, to),
+            _ => match m.from() {
+                Some(from) => (m.role(), from, m.to()),
+                None => return self.zone.count() as u32,
+            },
+        };
         let Some(&(_, others)) = self.men[..self.len].iter().find(|man| man.0 == from) else {
             return self.zone.count() as u32;
         };
         let occupied = (self.occupied ^ Bitboard::from(from)) | Bitboard::from(to);
-        let moved = attacks::attacks(to, Piece { color: self.attacker, role: m.role() }, occupied);
+        let moved = attacks::attacks(to, Piece { color: self.attacker, role }, occupied);
         (self.zone & !(others | moved)).count() as u32
     }
 }
