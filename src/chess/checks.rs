@@ -12,7 +12,7 @@
 
 use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Rank, Square, attacks};
 
-use crate::chess::movegen::{attacked, legal_moves};
+use crate::chess::movegen::{attacked, legal_moves, slider_blockers};
 
 /// Check squares and discovered-check candidates for the side to move.
 pub struct CheckInfo {
@@ -133,7 +133,8 @@ pub fn evasion_count(pos: &Chess) -> u32 {
     }
     let between = attacks::between(king, checker);
     let target = between | Bitboard::from_square(checker);
-    let movers = ours & !board.kings() & !pinned(pos, king);
+    let pinned = slider_blockers(pos, king) & ours;
+    let movers = ours & !board.kings() & !pinned;
     for sq in movers & !board.pawns() {
         if let Some(piece) = board.piece_at(sq) {
             n += (attacks::attacks(sq, piece, occupied) & target).count() as u32;
@@ -153,24 +154,6 @@ pub fn evasion_count(pos: &Chess) -> u32 {
     let double_from = Bitboard::from_rank(us.fold_wb(Rank::Third, Rank::Sixth));
     let double = (single & double_from).shift(forward) & !occupied;
     n + moves_to(single & between) + (double & between).count() as u32
-}
-
-/// The men of the side to move in `pos` that shield its king on `king` from an enemy
-/// slider: the only man between them.
-fn pinned(pos: &Chess, king: Square) -> Bitboard {
-    let board = pos.board();
-    let them = board.by_color(!pos.turn());
-    let snipers = ((attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens())
-        | (attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens()))
-        & them;
-    let mut pinned = Bitboard::EMPTY;
-    for sniper in snipers {
-        let between = attacks::between(sniper, king) & board.occupied();
-        if !between.more_than_one() {
-            pinned |= between;
-        }
-    }
-    pinned & board.by_color(pos.turn())
 }
 
 #[cfg(test)]

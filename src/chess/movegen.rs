@@ -177,7 +177,7 @@ fn castling(pos: &Chess, king: Square, side: CastlingSide, moves: &mut MoveList)
 
 /// The men (of either side) that stand alone between the king on `king` and an enemy
 /// slider's line to it.
-fn slider_blockers(pos: &Chess, king: Square) -> Bitboard {
+pub(crate) fn slider_blockers(pos: &Chess, king: Square) -> Bitboard {
     let board = pos.board();
     let snipers = ((attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens())
         | (attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens()))
