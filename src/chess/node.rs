@@ -39,7 +39,7 @@ impl Node {
     /// right and no en passant square. None otherwise.
     #[inline(always)]
     fn incremental_hash(&self, m: Move) -> Option<u64> {
-        let Move::Normal { role, from, capture, to, promotion } = m else {
+        let Move::Normal { role, from, to, .. } = m else {
             return None;
         };
         let castles = self.pos.castles();
@@ -52,18 +52,11 @@ impl Node {
         {
             return None;
         }
-        let mut h = Zobrist64(self.hash);
-        h ^= Zobrist64::zobrist_for_white_turn();
-        h ^= Zobrist64::zobrist_for_piece(from, role.of(turn));
-        h ^= Zobrist64::zobrist_for_piece(to, promotion.unwrap_or(role).of(turn));
-        if let Some(captured) = capture {
-            h ^= Zobrist64::zobrist_for_piece(to, captured.of(!turn));
-        }
-        Some(h.0)
+        Some((Zobrist64(self.hash) ^ moved(turn, m)?).0)
     }
 
-    /// The hash of the position after `m` (incremental where simple, else from scratch
-    /// after playing).
+    /// The hash of the position after `m` (from the move alone where that is simple, else
+    /// after playing it).
     #[inline]
     pub fn child_hash(&self, m: Move) -> u64 {
         match self.incremental_hash(m) {
@@ -89,27 +82,10 @@ impl Node {
     /// the move takes away and puts down, and the castling rights and the legal en
     /// passant square that differ (shakmaty recomputes every man for these moves).
     fn hash_after(&self, m: Move, child: &Chess) -> u64 {
-        let us = self.pos.turn();
-        let piece = |sq, role: Role, color| Zobrist64::zobrist_for_piece(sq, role.of(color));
-        let mut h = Zobrist64(self.hash) ^ Zobrist64::zobrist_for_white_turn();
-        match m {
-            Move::Normal { role, from, capture, to, promotion } => {
-                h ^= piece(from, role, us) ^ piece(to, promotion.unwrap_or(role), us);
-                if let Some(captured) = capture {
-                    h ^= piece(to, captured, !us);
-                }
-            }
-            Move::EnPassant { from, to } => {
-                let captured = Square::from_coords(to.file(), from.rank());
-                h ^= piece(from, Role::Pawn, us) ^ piece(to, Role::Pawn, us) ^ piece(captured, Role::Pawn, !us);
-            }
-            Move::Castle { king, rook } => {
-                let side = if rook > king { CastlingSide::KingSide } else { CastlingSide::QueenSide };
-                h ^= piece(king, Role::King, us) ^ piece(rook, Role::Rook, us);
-                h ^= piece(side.king_to(us), Role::King, us) ^ piece(side.rook_to(us), Role::Rook, us);
-            }
-            Move::Put { .. } => return child.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
-        }
+        let Some(moved) = moved(self.pos.turn(), m) else {
+            return child.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+        };
+        let mut h = Zobrist64(self.hash) ^ moved;
         let (before, after) = (self.pos.castles(), child.castles());
         for color in Color::ALL {
             for side in CastlingSide::ALL {
@@ -138,6 +114,33 @@ impl Node {
     pub fn mating_move(&self) -> Option<Move> {
         self.pos.legal_moves().into_iter().find(|&m| self.is_mate_after(m))
     }
+}
+
+/// The change of the hash that `m`, played by `us`, makes to the men and the turn: the
+/// men it takes from their squares and puts down (None for a drop, which chess has not).
+#[inline(always)]
+fn moved(us: Color, m: Move) -> Option<Zobrist64> {
+    let piece = |sq, role: Role, color| Zobrist64::zobrist_for_piece(sq, role.of(color));
+    let mut h = Zobrist64::zobrist_for_white_turn();
+    match m {
+        Move::Normal { role, from, capture, to, promotion } => {
+            h ^= piece(from, role, us) ^ piece(to, promotion.unwrap_or(role), us);
+            if let Some(captured) = capture {
+                h ^= piece(to, captured, !us);
+            }
+        }
+        Move::EnPassant { from, to } => {
+            let captured = Square::from_coords(to.file(), from.rank());
+            h ^= piece(from, Role::Pawn, us) ^ piece(to, Role::Pawn, us) ^ piece(captured, Role::Pawn, !us);
+        }
+        Move::Castle { king, rook } => {
+            let side = if rook > king { CastlingSide::KingSide } else { CastlingSide::QueenSide };
+            h ^= piece(king, Role::King, us) ^ piece(rook, Role::Rook, us);
+            h ^= piece(side.king_to(us), Role::King, us) ^ piece(side.rook_to(us), Role::Rook, us);
+        }
+        Move::Put { .. } => return None,
+    }
+    Some(h)
 }
 
 #[cfg(test)]
