@@ -52,6 +52,7 @@ impl Kings {
     /// [`Kings::distance`] after `m`, a move that captures nothing: the node's own
     /// distance when `m` moves neither a king nor a heavy piece (a bishop's or knight's
     /// step leaves the distances of their endings as they are).
+    ///
     /// The normal moves of the endings without a heavy piece and of K+R v K, nearly all
     /// the moves asked, go straight to their tables.
     #[inline]
