@@ -80,27 +80,30 @@ def main():
     from compare import load, run_engine, tally  # python-chess: not needed for the speed section
 
     engines = [args.pnmate, args.stockfish]
-    rows, curves = [], {}
-    for title, path, size in SUITES:
-        suite = load(path, size, SEED)
-        print(f'{title}: {len(suite)} positions', file=sys.stderr)
+
+    def side_by_side(label, epd, size, seed, limit, syzygy):
+        """Both engines on a sample of `epd`, at once, one process each: its size and
+        each engine's (name, results)."""
+        suite = load(epd, size, seed)
+        print(f'{label}: {len(suite)} positions', file=sys.stderr)
         with ThreadPoolExecutor(2) as pool:
-            runs = list(pool.map(lambda c: run_engine(c, suite, LIMIT, 256, 1, None, quiet), engines))
+            return len(suite), list(pool.map(lambda c: run_engine(c, suite, limit, 256, 1, syzygy, quiet), engines))
+
+    rows, curves = [], {}
+    for title, epd, size in SUITES:
+        n, runs = side_by_side(title, epd, size, SEED, LIMIT, None)
         for (name, results) in runs:
             counts = [tally(results, t) for t in TIMES]
-            rows.append((title, len(suite), name, counts))
+            rows.append((title, n, name, counts))
             curves.setdefault(title, []).append((name, counts))
 
     tables = []
     if args.syzygy:
         syzygy = os.path.abspath(args.syzygy)
-        for title, path, size in TABLE_SUITES:
-            suite = load(path, size, TABLE_SEED)
-            print(f'{title} with tables: {len(suite)} positions', file=sys.stderr)
-            with ThreadPoolExecutor(2) as pool:
-                runs = list(pool.map(lambda c: run_engine(c, suite, TABLE_LIMIT, 256, 1, syzygy, quiet), engines))
+        for title, epd, size in TABLE_SUITES:
+            n, runs = side_by_side(f'{title} with tables', epd, size, TABLE_SEED, TABLE_LIMIT, syzygy)
             for (name, results) in runs:
-                tables.append((title, len(suite), name, tally(results, TABLE_LIMIT)))
+                tables.append((title, n, name, tally(results, TABLE_LIMIT)))
     os.makedirs(args.out, exist_ok=True)
     draw(curves, {title: size for title, _, size in SUITES}, os.path.join(args.out, 'results.png'))
     with open(results_md, 'w') as f:
