@@ -134,9 +134,7 @@ fn first_proof(name: &'static str, fen: &str, tt: &Table) -> FirstProof {
             control.stop();
         }
     };
-    let mut search = Search::new(&pos, Params::default(), tt, &mut monitor, &mut events);
-    let outcome = search.run();
-    drop(outcome);
+    Search::new(&pos, Params::default(), tt, &mut monitor, &mut events).run();
     if first.moves.is_none() {
         first.nodes = monitor.total_nodes();
         first.time = control.elapsed();
