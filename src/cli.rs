@@ -60,7 +60,7 @@ fn in_ranges(hash: usize, threads: usize) -> Result<(), String> {
     Ok(())
 }
 
-fn fail(msg: &str) -> i32 {
+pub(crate) fn fail(msg: &str) -> i32 {
     eprintln!("pnmate: {msg}");
     2
 }
@@ -121,7 +121,10 @@ pub fn run_bench(nodes: u64, syzygy: Option<&str>, long: bool) -> i32 {
 
 /// Runs `solve`; returns the exit status.
 pub fn run_solve(args: &SolveArgs) -> i32 {
-    let SolveArgs { ref fen, mate, time, nodes, hash, threads, all, json, ref proof, ref syzygy } = *args;
+    if let Some(name) = args.variant.as_deref().filter(|v| !v.eq_ignore_ascii_case("chess")) {
+        return crate::cli_variant::run_solve_variant(args, name);
+    }
+    let SolveArgs { ref fen, mate, time, nodes, hash, threads, all, json, ref proof, ref syzygy, .. } = *args;
     let pos = match parse_fen(fen) {
         Ok(p) => p,
         Err(e) => return fail(&e.to_string()),
@@ -335,6 +338,10 @@ pub struct SolveArgs {
     /// Syzygy tablebase directories, separated by ':' (';' on Windows).
     #[arg(long)]
     pub syzygy: Option<String>,
+    /// The game's rules: chess (default), antichess, atomic, crazyhouse, horde,
+    /// kingofthehill, racingkings or 3check. A variant's win takes the place of mate.
+    #[arg(long, conflicts_with_all = ["all", "proof", "syzygy", "threads"])]
+    pub variant: Option<String>,
 }
 
 /// Options of the `epd` subcommand.
@@ -382,6 +389,10 @@ pub struct EpdArgs {
     /// Syzygy tablebase directories, separated by ':' (';' on Windows).
     #[arg(long)]
     pub syzygy: Option<String>,
+    /// The suites' rules (see `solve --variant`); their lines are `FEN bm #N;` with the
+    /// variant's FEN (crazyhouse pockets, three-check counters).
+    #[arg(long, conflicts_with_all = ["all", "proofs", "syzygy", "shard", "json", "out", "mate", "threads"])]
+    pub variant: Option<String>,
 }
 
 /// How each position's mate bound is chosen.
@@ -421,6 +432,9 @@ pub fn parse_shard(s: Option<&str>) -> Result<Option<(usize, usize)>, String> {
 
 /// Runs `epd`; returns the exit status (1 when a claim was wrong or a line bad).
 pub fn run_epd(args: &EpdArgs) -> i32 {
+    if let Some(name) = args.variant.as_deref().filter(|v| !v.eq_ignore_ascii_case("chess")) {
+        return crate::cli_variant::run_epd_variant(args, name);
+    }
     let (mode, shard, time) =
         match (parse_mate_mode(args.mate.as_deref()), parse_shard(args.shard.as_deref()), seconds(args.time)) {
             (Ok(m), Ok(s), Ok(t)) => (m, s, t),

@@ -15,7 +15,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use shakmaty::{Chess, Move, Position};
+use shakmaty::variant::{Variant, VariantPosition};
+use shakmaty::{Chess, Color, Move, Position};
 
 use crate::chess::position::{parse_fen, play_moves};
 use crate::dfpn::monitor::{Control, Monitor, Progress};
@@ -27,6 +28,8 @@ use crate::options::{OPTIONS, OptionId, Setting, find as find_option};
 use crate::search::multipv::{MoveResult, rank_moves};
 use crate::search::{Event, Outcome, Params, Search, Stats, search_thread, tbhits};
 use crate::tt::Table;
+use crate::variant::fallback::choose_variant_move;
+use crate::variant::{VariantParams, VariantSearch, parse_variant_fen, play_variant_moves, variant_named};
 
 /// How long `isready` waits for a new table's pages to be faulted in. A client may send
 /// `ucinewgame` and `isready` after its clock for the first move has started (python-chess
@@ -168,7 +171,10 @@ struct Running {
 
 /// The engine. See the module documentation.
 pub struct Engine {
-    pos: Chess,
+    /// The root: a chess position, or one of the variant the UCI_Variant option set.
+    pos: Root,
+    /// The game's rules (the UCI_Variant option).
+    variant: Variant,
     history: Vec<u64>,
     /// Why the last `position` was rejected, until a valid one arrives.
     position_error: Option<SetupError>,
@@ -199,7 +205,8 @@ impl Engine {
     /// An engine at the starting position with every option at its default.
     pub fn new() -> Engine {
         let mut engine = Engine {
-            pos: Chess::default(),
+            pos: Root::Chess(Chess::default()),
+            variant: Variant::Chess,
             history: Vec::new(),
             position_error: None,
             tt: Arc::new(Table::new(1)),
@@ -229,11 +236,20 @@ impl Engine {
     /// then answers with the error and no move. A running search is not disturbed: it
     /// searches its own copy.
     pub fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), SetupError> {
-        let parsed = match fen {
-            Some(f) => parse_fen(f),
-            None => Ok(Chess::default()),
-        }
-        .and_then(|start| play_moves(start, moves.iter().copied()));
+        let parsed = match self.variant {
+            Variant::Chess => match fen {
+                Some(f) => parse_fen(f),
+                None => Ok(Chess::default()),
+            }
+            .and_then(|start| play_moves(start, moves.iter().copied()))
+            .map(|(pos, history)| (Root::Chess(pos), history)),
+            variant => match fen {
+                Some(f) => parse_variant_fen(variant, f),
+                None => Ok(VariantPosition::new(variant)),
+            }
+            .and_then(|start| play_variant_moves(start, moves.iter().copied()))
+            .map(|(pos, history)| (Root::Variant(pos), history)),
+        };
         match parsed {
             Ok((pos, history)) => {
                 self.pos = pos;
@@ -294,6 +310,10 @@ impl Engine {
             OptionId::SyzygyProbeLimit => {
                 self.syzygy.probe_limit = number() as usize;
                 self.load_tables()
+            }
+            OptionId::Variant => {
+                let Setting::Text(name) = setting else { return Ok(None) };
+                self.set_variant(&name)
             }
         })
     }
@@ -356,6 +376,28 @@ impl Engine {
     pub(crate) fn set_chess960(&mut self, on: bool) -> Option<String> {
         self.settings.chess960 = on;
         None
+    }
+
+    /// Sets the game's rules (the UCI_Variant option): the position becomes the variant's
+    /// start until the next `position`. The table's keys are salted per variant, so what
+    /// it holds of another variant is never read as this one's.
+    pub(crate) fn set_variant(&mut self, name: &str) -> Option<String> {
+        let variant = variant_named(name)?;
+        if variant != self.variant {
+            self.variant = variant;
+            self.pos = match variant {
+                Variant::Chess => Root::Chess(Chess::default()),
+                v => Root::Variant(VariantPosition::new(v)),
+            };
+            self.history.clear();
+            self.position_error = None;
+        }
+        None
+    }
+
+    /// The game's rules.
+    pub fn variant(&self) -> Variant {
+        self.variant
     }
 
     /// Whether the UCI side writes castling moves king takes rook.
@@ -447,7 +489,7 @@ impl Engine {
                 }
                 sink(EngineEvent::Note(format!("error: cannot start the search thread: {e}")));
                 let job = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
-                let best = job.and_then(|j| j.root.ok()).and_then(|pos| pos.legal_moves().first().copied());
+                let best = job.and_then(|j| j.root.ok()).and_then(|root| root.first_legal());
                 sink(EngineEvent::BestMove { best, ponder: None });
             }
         }
@@ -489,9 +531,35 @@ impl Engine {
     }
 }
 
+/// The position a search starts from.
+#[derive(Clone, Debug)]
+enum Root {
+    /// Standard chess (and Chess960): the chess prover's.
+    Chess(Chess),
+    /// A variant's position: the variant prover's.
+    Variant(VariantPosition),
+}
+
+impl Root {
+    fn turn(&self) -> Color {
+        match self {
+            Root::Chess(pos) => pos.turn(),
+            Root::Variant(pos) => pos.turn(),
+        }
+    }
+
+    /// The first legal move, if any: the answer when everything else failed.
+    fn first_legal(&self) -> Option<Move> {
+        match self {
+            Root::Chess(pos) => pos.legal_moves().first().copied(),
+            Root::Variant(pos) => pos.legal_moves().first().copied(),
+        }
+    }
+}
+
 /// One search, as run on the search thread.
 struct Job {
-    root: Result<Chess, SetupError>,
+    root: Result<Root, SetupError>,
     history: Vec<u64>,
     tt: Arc<Table>,
     fallback_tt: Arc<Mutex<fallback::Table>>,
@@ -577,7 +645,7 @@ impl Job {
         let (best, ponder) = guarded(|| search(&self)).unwrap_or_else(|message| {
             (self.sink)(EngineEvent::Note(format!("error: the search failed ({message}); playing a legal move")));
             self.wait_if_required();
-            (self.root.as_ref().ok().and_then(|pos| pos.legal_moves().first().copied()), None)
+            (self.root.as_ref().ok().and_then(Root::first_legal), None)
         });
         (self.sink)(EngineEvent::BestMove { best, ponder });
     }
@@ -594,7 +662,7 @@ impl Job {
                     let stats = self.stats_of(published);
                     let root_move = published.root_move;
                     if root_move != last_move
-                        && let (Some((code, number)), Ok(pos)) = (root_move, &self.root)
+                        && let (Some((code, number)), Ok(Root::Chess(pos))) = (root_move, &self.root)
                         && let Some(mv) = code.decode(pos)
                     {
                         (self.sink)(EngineEvent::CurrMove { depth: stats.depth, mv, number });
@@ -635,7 +703,8 @@ impl Job {
     /// The search proper: the prover, then the move to play.
     fn prove_and_choose(&self) -> (Option<Move>, Option<Move>) {
         let pos = match &self.root {
-            Ok(pos) => pos,
+            Ok(Root::Chess(pos)) => pos,
+            Ok(Root::Variant(pos)) => return self.prove_and_choose_variant(pos),
             Err(e) => {
                 (self.sink)(EngineEvent::Note(format!("error: no valid position to search ({e})")));
                 self.wait_if_required();
@@ -721,6 +790,51 @@ impl Job {
         }
     }
 
+    /// A variant's search: the variant prover, then its move or the variant fallback's.
+    /// MultiPV, searchmoves and the tablebases are chess's alone.
+    fn prove_and_choose_variant(&self, pos: &VariantPosition) -> (Option<Move>, Option<Move>) {
+        let started = Instant::now();
+        if pos.legal_moves().is_empty() || pos.is_variant_end() {
+            let checkmated = pos.variant_outcome().winner().is_some_and(|w| w != pos.turn()) || pos.is_checkmate();
+            (self.sink)(EngineEvent::RootTerminal { checkmated });
+            self.wait_if_required();
+            return (None, None);
+        }
+        if !self.limits.ponder {
+            self.control.set_deadline(self.prover_time);
+        }
+        let params = VariantParams { mate: self.limits.mate_bound(), history: self.history.clone() };
+        let outcome = {
+            self.tt.new_search();
+            let mut monitor = Monitor::new(Arc::clone(&self.control), self.limits.nodes);
+            let mut on_event = |e: Event| (self.sink)(EngineEvent::Search(e));
+            VariantSearch::new(pos, params, &self.tt, &mut monitor, &mut on_event).run()
+        };
+        self.wait_if_required();
+        match &outcome {
+            Outcome::Mate { pv, .. } | Outcome::Mated { pv, .. } if !pv.is_empty() => (Some(pv[0]), pv.get(1).copied()),
+            _ => {
+                let spent = self.clock_started(started).elapsed();
+                let time = match self.budget {
+                    Some(b) if !self.control.stopped() => b.saturating_sub(spent).max(FALLBACK_AFTER_STOP),
+                    _ => FALLBACK_AFTER_STOP,
+                };
+                let depth = self.limits.fallback_depth();
+                match choose_variant_move(pos, time, Some(depth), Some(&self.control)) {
+                    Some(c) => {
+                        let mut stats = self.progress();
+                        stats.depth = c.depth;
+                        stats.seldepth = stats.seldepth.max(c.depth);
+                        let cp = c.score.clamp(-MAX_CP, MAX_CP);
+                        (self.sink)(EngineEvent::Evaluation { cp, pv: vec![c.best], stats });
+                        (Some(c.best), None)
+                    }
+                    None => (None, None),
+                }
+            }
+        }
+    }
+
     /// MultiPV: proves what it can about every root move, reports the best `multipv` of
     /// them after every round, and plays the best.
     fn rank_and_choose(&self, pos: &Chess, allowed: &[Move], params: &Params) -> (Option<Move>, Option<Move>) {
@@ -763,7 +877,7 @@ mod tests {
     fn job(events: &Arc<Mutex<Vec<EngineEvent>>>) -> Job {
         let events = Arc::clone(events);
         Job {
-            root: Ok(Chess::default()),
+            root: Ok(Root::Chess(Chess::default())),
             history: Vec::new(),
             tt: Arc::new(Table::new(1)),
             fallback_tt: Arc::new(Mutex::new(fallback::Table::new())),

@@ -122,6 +122,16 @@ pub enum OptionError {
     /// A value is missing.
     #[error("option '{0}' needs a value")]
     NoValue(&'static str),
+    /// A combo option's value is not one of its names.
+    #[error("option '{name}': '{value}' is not one of {values}")]
+    NotAChoice {
+        /// The option.
+        name: &'static str,
+        /// The value given.
+        value: String,
+        /// The names allowed.
+        values: String,
+    },
     /// The table could not be allocated at the size asked.
     #[error("{0}")]
     Allocation(String),

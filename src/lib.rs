@@ -21,6 +21,7 @@ pub mod search;
 pub mod suite;
 pub mod tt;
 pub mod uci;
+pub mod variant;
 
 pub use chess::mate_len::{MateBound, MateLen};
 pub use error::{EpdError, SetupError, UciError};

@@ -1,6 +1,7 @@
 //! The pnmate binary: argument dispatch only.
 
 mod cli;
+mod cli_variant;
 
 use clap::Parser;
 

@@ -26,6 +26,13 @@ pub enum Kind {
     Button,
     /// A free text (`type string`); its default is the empty string.
     Text,
+    /// One of a list of names (`type combo`), matched case-insensitively.
+    Combo {
+        /// Value of a new engine.
+        default: &'static str,
+        /// The names allowed.
+        values: &'static [&'static str],
+    },
 }
 
 /// A value for an option, checked against its [`Kind`].
@@ -64,6 +71,8 @@ pub enum OptionId {
     SyzygyPath,
     /// The most men of a position the tablebases are probed for.
     SyzygyProbeLimit,
+    /// The game's rules: chess or one of lichess's variants.
+    Variant,
 }
 
 /// One engine option.
@@ -86,6 +95,10 @@ impl EngineOption {
             Kind::Check { default } => format!("option name {} type check default {default}", self.name),
             Kind::Button => format!("option name {} type button", self.name),
             Kind::Text => format!("option name {} type string default <empty>", self.name),
+            Kind::Combo { default, values } => {
+                let vars: String = values.iter().map(|v| format!(" var {v}")).collect();
+                format!("option name {} type combo default {default}{vars}", self.name)
+            }
         }
     }
 
@@ -96,6 +109,7 @@ impl EngineOption {
             Kind::Check { default } => Some(Setting::Flag(default)),
             Kind::Button => None,
             Kind::Text => Some(Setting::Text(String::new())),
+            Kind::Combo { default, .. } => Some(Setting::Text(default.to_string())),
         }
     }
 
@@ -119,6 +133,13 @@ impl EngineOption {
             Kind::Text => {
                 let v = value.map(str::trim).unwrap_or_default();
                 Ok(Setting::Text(if v == "<empty>" { String::new() } else { v.to_string() }))
+            }
+            Kind::Combo { values, .. } => {
+                let v = value.ok_or(OptionError::NoValue(name))?.trim();
+                match values.iter().find(|allowed| allowed.eq_ignore_ascii_case(v)) {
+                    Some(allowed) => Ok(Setting::Text(allowed.to_string())),
+                    None => Err(OptionError::NotAChoice { name, value: v.to_string(), values: values.join(", ") }),
+                }
             }
         }
     }
@@ -144,7 +165,16 @@ pub const OPTIONS: &[EngineOption] = &[
         kind: Kind::Spin { min: 0, max: 7, default: 7 },
         id: OptionId::SyzygyProbeLimit,
     },
+    EngineOption {
+        name: "UCI_Variant",
+        kind: Kind::Combo { default: "chess", values: &VARIANT_NAMES },
+        id: OptionId::Variant,
+    },
 ];
+
+/// The names of the `UCI_Variant` combo, as python-chess sends them.
+pub const VARIANT_NAMES: [&str; 8] =
+    ["chess", "antichess", "atomic", "crazyhouse", "horde", "kingofthehill", "racingkings", "3check"];
 
 /// The largest table, in MB (UCI `Hash`, CLI `--hash`).
 pub const MAX_HASH_MB: i64 = 65536;
@@ -180,5 +210,13 @@ mod tests {
         let wdl = find("UCI_ShowWDL").unwrap();
         assert_eq!(wdl.uci_line(), "option name UCI_ShowWDL type check default false");
         assert_eq!(wdl.parse(Some("TRUE")), Ok(Setting::Flag(true)));
+        let variant = find("uci_variant").unwrap();
+        assert_eq!(
+            variant.uci_line(),
+            "option name UCI_Variant type combo default chess var chess var antichess var atomic var crazyhouse \
+             var horde var kingofthehill var racingkings var 3check"
+        );
+        assert_eq!(variant.parse(Some("Atomic")), Ok(Setting::Text("atomic".into())));
+        assert!(variant.parse(Some("shogi")).is_err());
     }
 }

@@ -19,6 +19,13 @@ mate, whose line proves it). A claim whose line fails a check is a bad claim.
 
 --syzygy DIR gives every engine that offers SyzygyPath the same tablebases.
 
+--variant NAME runs a suite of one of lichess's variants (epd/variants/NAME.epd, lines
+`FEN bm #N;` with the variant's FEN); python-chess sends UCI_Variant, and lines are
+checked on its board of the variant: legal, 2|M|-1 or 2|M| plies (the win falls on
+the winner's move or on the loser's, as when an antichess player must take the last
+man), the game going on until the last move and won there by the claimant, and no
+draw the loser could claim on its turns along the line.
+
 Needs python-chess (pip install chess). Prints one row per engine; --json writes every
 position's claims.
 """
@@ -36,31 +43,63 @@ import chess.engine
 LINE = re.compile(r'^(\S+ [wb] \S+ \S+)(?: (\d+) (\d+))?.*?\bbm #(-?\d+);')
 
 
+VARIANT_LINE = re.compile(r'^(.*?) bm #(-?\d+);')
+
+BOARD = chess.Board
+
+
 def load(path, sample=None, seed=1):
     """The suite's (fen, bm) pairs, legal positions only, each FEN once; a random sample
     of `sample` of them drawn with `seed`, in file order."""
     items, seen = [], set()
     with open(path) as f:
         for line in f:
-            m = LINE.match(line.strip())
-            if not m or m.group(1) in seen:
-                continue
-            fen = m.group(1) + (f' {m.group(2)} {m.group(3)}' if m.group(2) else ' 0 1')
+            if BOARD is chess.Board:
+                m = LINE.match(line.strip())
+                if not m or m.group(1) in seen:
+                    continue
+                key, fen, bm = m.group(1), m.group(1) + (f' {m.group(2)} {m.group(3)}' if m.group(2) else ' 0 1'), m.group(4)
+            else:
+                m = VARIANT_LINE.match(line.strip())
+                if not m or line.startswith('#') or m.group(1) in seen:
+                    continue
+                key, fen, bm = m.group(1), m.group(1), m.group(2)
             try:
-                if not chess.Board(fen).is_valid():
+                if not BOARD(fen).is_valid():
                     continue
             except ValueError:
                 continue
-            seen.add(m.group(1))
-            items.append((fen, int(m.group(4))))
+            seen.add(key)
+            items.append((fen, int(bm)))
     if sample and sample < len(items):
         keep = set(random.Random(seed).sample(range(len(items)), sample))
         items = [x for i, x in enumerate(items) if i in keep]
     return items
 
 
+def check_variant_line(fen, mate, line):
+    """None when `line` proves a win in |`mate`| from `fen` for the side to move (mate > 0)
+    or its opponent (mate < 0) under the variant's rules, else why it does not."""
+    board = BOARD(fen)
+    winner = board.turn if mate > 0 else not board.turn
+    for ply, move in enumerate(line):
+        if board.is_game_over(claim_draw=False):
+            return f'the game is over before ply {ply}'
+        if board.turn != winner and (board.can_claim_fifty_moves() or board.can_claim_threefold_repetition()):
+            return f'the losing side can claim a draw at ply {ply}'
+        if move not in board.legal_moves:
+            return f'illegal move {move.uci()} at ply {ply}'
+        board.push(move)
+    if len(line) not in (2 * abs(mate) - 1, 2 * abs(mate)):
+        return f'{len(line)} plies for a win in {mate}'
+    outcome = board.outcome(claim_draw=False)
+    return None if outcome is not None and outcome.winner == winner else 'does not end in a win'
+
+
 def check_line(fen, mate, line):
     """None when `line` proves "mate `mate`" from `fen`, else why it does not."""
+    if BOARD is not chess.Board:
+        return check_variant_line(fen, mate, line)
     board = chess.Board(fen)
     mated = board.turn if mate < 0 else not board.turn
     for ply, move in enumerate(line):
@@ -111,7 +150,7 @@ class Engine:
         """Every mate claim of one search as (time, mate, line), and its wall time."""
         if self.process is None:
             self.start()
-        board = chess.Board(fen)
+        board = BOARD(fen)
         claims, start = [], time.monotonic()
         try:
             # A new game object per search: python-chess sends ucinewgame, so every
@@ -179,7 +218,12 @@ def main():
     ap.add_argument('--jobs', type=int, default=1, help='engines searched at once')
     ap.add_argument('--json', help='write every claim here')
     ap.add_argument('--syzygy', help='SyzygyPath for every engine that has the option')
+    ap.add_argument('--variant', help="the suite's variant (python-chess's UCI name, e.g. atomic)")
     args = ap.parse_args()
+    if args.variant and args.variant != 'chess':
+        global BOARD
+        import chess.variant
+        BOARD = chess.variant.find_variant(args.variant)
 
     suite = load(args.epd, args.sample, args.seed)
     done = {}

@@ -1,8 +1,9 @@
 //! A compact 16-bit move code, as the transposition table stores best moves.
 
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{Move, Position};
 
-/// A move packed into 16 bits: from (6), to (6), promotion role (3), castle flag (1).
+/// A move packed into 16 bits: from (6), to (6), promotion role (3), castle flag (1). A
+/// crazyhouse drop is coded from and to its square, with the dropped role as promotion.
 /// [`MoveCode::NONE`] (0) is never the code of a legal move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct MoveCode(pub u16);
@@ -19,7 +20,10 @@ impl MoveCode {
             Move::Normal { from, to, .. } => (from, to),
             Move::Put { to, .. } => (to, to),
         };
-        let promo = m.promotion().map_or(0u16, |r| r as u16);
+        let promo = match m {
+            Move::Put { role, .. } => role as u16,
+            _ => m.promotion().map_or(0u16, |r| r as u16),
+        };
         let castle = u16::from(m.is_castle());
         MoveCode((u16::from(from) | (u16::from(to) << 6) | (promo << 12) | (castle << 15)).max(1))
     }
@@ -32,7 +36,7 @@ impl MoveCode {
     }
 
     /// The legal move of `pos` with this code, if any.
-    pub fn decode(self, pos: &Chess) -> Option<Move> {
+    pub fn decode<P: Position>(self, pos: &P) -> Option<Move> {
         if self == MoveCode::NONE {
             return None;
         }
@@ -43,6 +47,7 @@ impl MoveCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::Chess;
 
     #[test]
     fn move_codes_round_trip() {

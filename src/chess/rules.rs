@@ -58,7 +58,7 @@ pub fn clock_after(clock: u32, m: Move) -> u32 {
 
 /// True when the side to move may claim a 50-move draw before moving: clock at 100, or
 /// at 99 with a legal move that does not reset it (the claim python-chess and FIDE allow).
-pub fn can_claim_fifty(pos: &Chess, moves: &[Move]) -> bool {
+pub fn can_claim_fifty<P: Position>(pos: &P, moves: &[Move]) -> bool {
     let clock = pos.halfmoves();
     clock >= FIFTY_MOVES || (clock >= CLAIM_CLOCK && moves.iter().any(|m| !m.is_zeroing()))
 }

@@ -31,6 +31,7 @@ pub(crate) mod queen_rook;
 pub(crate) mod rook_mate;
 pub mod tablebase;
 pub(crate) mod turned;
+pub(crate) mod variants;
 
 use std::cell::Cell;
 

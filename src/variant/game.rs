@@ -1,0 +1,208 @@
+//! A variant game as the engine holds it: the variant's name, its positions read from
+//! FEN (crazyhouse pockets `[...]` and promoted pieces `~`, three-check counters as
+//! `+N+M` checks given or `3+3` checks remaining), UCI move lists, and how a game ends.
+
+use shakmaty::uci::UciMove;
+use shakmaty::variant::{Variant, VariantPosition};
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{CastlingMode, Color, EnPassantMode, KnownOutcome, Move, MoveList, Position, Setup, fen::Fen};
+
+use crate::chess::position::MAX_HALFMOVES;
+use crate::error::SetupError;
+
+/// Every variant a `UCI_Variant` combo offers, chess first, by the names python-chess sends.
+pub const VARIANTS: [Variant; 8] = [
+    Variant::Chess,
+    Variant::Antichess,
+    Variant::Atomic,
+    Variant::Crazyhouse,
+    Variant::Horde,
+    Variant::KingOfTheHill,
+    Variant::RacingKings,
+    Variant::ThreeCheck,
+];
+
+/// The variant called `name`: its UCI name or a common alias (lichess's `threeCheck`,
+/// `standard`, ...), case-insensitive.
+pub fn variant_named(name: &str) -> Option<Variant> {
+    let name = name.trim().to_ascii_lowercase();
+    let alias = match name.as_str() {
+        "standard" | "chess960" | "fromposition" => "chess",
+        "threecheck" | "three-check" => "3check",
+        "giveaway" | "suicide" => "antichess",
+        "koth" | "king of the hill" => "kingofthehill",
+        "racing kings" => "racingkings",
+        other => other,
+    };
+    Variant::from_uci(alias).ok()
+}
+
+/// Zobrist hash of a position (pockets, promoted men and check counters included; the en
+/// passant square only when a capture there is legal).
+#[inline]
+pub fn hash(pos: &VariantPosition) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+/// Reads a FEN as a position of `variant`. Castling rights that only Chess960 allows are
+/// read as Chess960's; a clock above [`MAX_HALFMOVES`] is clamped to it.
+pub fn parse_variant_fen(variant: Variant, text: &str) -> Result<VariantPosition, SetupError> {
+    let text = text.trim();
+    let fen: Fen = text.parse().map_err(|e| SetupError::Fen { fen: text.to_string(), reason: format!("{e}") })?;
+    let mut setup = Setup::from(fen);
+    setup.halfmoves = setup.halfmoves.min(MAX_HALFMOVES);
+    if variant == Variant::ThreeCheck && setup.remaining_checks.is_none() {
+        // A three-check FEN without counters: nobody has checked yet.
+        setup.remaining_checks = Some(Default::default());
+    }
+    let read = |mode| {
+        VariantPosition::from_setup(variant, setup.clone(), mode)
+            .or_else(shakmaty::PositionError::ignore_impossible_check)
+            .map_err(|e| SetupError::Illegal { fen: text.to_string(), reason: format!("{e}") })
+    };
+    read(CastlingMode::Standard).or_else(|standard| read(CastlingMode::Chess960).map_err(|_| standard))
+}
+
+/// Plays UCI moves from `pos` (drops as `P@e4`); fails on the first illegal one. Also
+/// returns the hashes of the positions passed through since the last irreversible move,
+/// oldest first, the final position excluded (the repetitions a player may claim).
+pub fn play_variant_moves<'a>(
+    mut pos: VariantPosition,
+    moves: impl IntoIterator<Item = &'a str>,
+) -> Result<(VariantPosition, Vec<u64>), SetupError> {
+    let mut history = Vec::new();
+    for (i, text) in moves.into_iter().enumerate() {
+        let bad = || SetupError::Move { uci: text.to_string(), index: i + 1 };
+        let uci: UciMove = text.parse().map_err(|_| bad())?;
+        let m = uci.to_move(&pos).map_err(|_| bad())?;
+        if is_irreversible(&pos, m) {
+            history.clear();
+        } else {
+            history.push(hash(&pos));
+        }
+        pos.play_unchecked(m);
+    }
+    Ok((pos, history))
+}
+
+/// Whether no position before `m` can recur after it: a pawn move or a capture, except in
+/// crazyhouse, where captured men return through the pockets and any position may recur.
+fn is_irreversible(pos: &VariantPosition, m: Move) -> bool {
+    m.is_zeroing() && !matches!(pos, VariantPosition::Crazyhouse(_))
+}
+
+/// How a game stands for `attacker`, the side trying to win: won, over without the
+/// attacker's win (lost or drawn), or going on. `moves` are the side to move's legal moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standing {
+    /// The attacker has won: mate, the variant's own win (an exploded king, the king on
+    /// the hill, the third check, every man given away, ...).
+    Won,
+    /// The game is over and the attacker has not won.
+    Over,
+    /// The game goes on.
+    Open,
+}
+
+/// The standing of `pos` for `attacker`, from the variant's own end first, then mate
+/// and stalemate (antichess's stalemate is its own end: the stalemated side wins).
+pub fn standing(pos: &VariantPosition, moves: &MoveList, attacker: Color) -> Standing {
+    let decided = |winner: Option<Color>| if winner == Some(attacker) { Standing::Won } else { Standing::Over };
+    if let Some(known) = pos.variant_outcome().known() {
+        return decided(known.winner());
+    }
+    if moves.is_empty() {
+        let outcome = if pos.is_check() { KnownOutcome::Decisive { winner: !pos.turn() } } else { KnownOutcome::Draw };
+        return decided(outcome.winner());
+    }
+    Standing::Open
+}
+
+/// The starting position of `variant` (horde and racing kings have their own).
+pub fn start_position(variant: Variant) -> VariantPosition {
+    VariantPosition::new(variant)
+}
+
+/// A legal position of `variant` from a standard-chess one, for variants that share its
+/// setup (used by tests and the suite tools); None where the variant rejects it.
+pub fn from_chess(variant: Variant, pos: &shakmaty::Chess) -> Option<VariantPosition> {
+    let setup = pos.to_setup(EnPassantMode::Legal);
+    VariantPosition::from_setup(variant, setup, pos.castles().mode()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(variant: Variant, fen: &str) -> VariantPosition {
+        parse_variant_fen(variant, fen).unwrap()
+    }
+
+    #[test]
+    fn names_python_chess_sends_are_all_known() {
+        for name in ["chess", "antichess", "atomic", "crazyhouse", "horde", "kingofthehill", "racingkings", "3check"] {
+            assert_eq!(variant_named(name).map(|v| v.uci()), Some(name));
+        }
+        assert_eq!(variant_named("threeCheck"), Some(Variant::ThreeCheck));
+        assert_eq!(variant_named("shogi"), None);
+    }
+
+    #[test]
+    fn fens_carry_pockets_promotions_and_check_counters() {
+        let zh = pos(Variant::Crazyhouse, "r1bqkbnr/ppp2ppp/2n5/4p3/4P3/5N2/PPP2PPP/RNBQKB1R[Pp] w KQkq - 0 5");
+        assert!(zh.legal_moves().iter().any(|m| matches!(m, Move::Put { .. })), "a pawn in hand can be dropped");
+        let promoted = pos(Variant::Crazyhouse, "4k3/8/8/8/8/8/8/Q~3K3[] w - - 0 1");
+        assert!(promoted.promoted().any());
+        // The same three-check position in both counter forms: one check given by White.
+        let given = pos(Variant::ThreeCheck, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2 +1+0");
+        let remaining = pos(Variant::ThreeCheck, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 2+3 0 2");
+        assert_eq!(hash(&given), hash(&remaining));
+        assert_ne!(
+            hash(&given),
+            hash(&pos(Variant::ThreeCheck, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"))
+        );
+    }
+
+    #[test]
+    fn each_variant_ends_its_own_way() {
+        let at = |variant, fen: &str, attacker| {
+            let p = pos(variant, fen);
+            standing(&p, &p.legal_moves(), attacker)
+        };
+        // King of the hill: White's king on d4.
+        assert_eq!(at(Variant::KingOfTheHill, "8/8/8/8/3K4/8/8/7k b - - 0 1", Color::White), Standing::Won);
+        // Antichess: White has given every man away.
+        assert_eq!(at(Variant::Antichess, "8/8/8/8/8/8/8/7k w - - 0 1", Color::White), Standing::Won);
+        // Three-check: White has given three checks.
+        assert_eq!(at(Variant::ThreeCheck, "4k3/8/8/8/8/8/8/4K3 b - - 0 1 +3+0", Color::White), Standing::Won);
+        // Atomic: Black's king is gone.
+        assert_eq!(at(Variant::Atomic, "8/8/8/8/8/8/8/4K3 b - - 0 1", Color::White), Standing::Won);
+        // Racing kings: Black's king reached the eighth rank and White cannot follow.
+        assert_eq!(at(Variant::RacingKings, "1k6/8/8/8/8/8/8/K7 w - - 0 1", Color::Black), Standing::Won);
+        // Horde: White, the horde, has no men left.
+        assert_eq!(at(Variant::Horde, "4k3/8/8/8/8/8/8/8 w - - 0 1", Color::Black), Standing::Won);
+        // Chess rules still hold: stalemate is a draw, mate a win.
+        assert_eq!(at(Variant::Crazyhouse, "k7/2Q5/1K6/8/8/8/8/8[] b - - 0 1", Color::White), Standing::Over);
+        assert_eq!(at(Variant::Crazyhouse, "k7/1Q6/1K6/8/8/8/8/8[] b - - 0 1", Color::White), Standing::Won);
+    }
+
+    #[test]
+    fn move_lists_play_drops_and_keep_the_history_of_reversible_moves() {
+        let (p, history) =
+            play_variant_moves(start_position(Variant::Crazyhouse), ["e2e4", "d7d5", "e4d5", "d8d5", "g1f3", "g8f6"])
+                .unwrap();
+        assert_eq!(history.len(), 6, "in crazyhouse a capture returns through the pockets: any position may recur");
+        let (_, history) = play_variant_moves(
+            start_position(Variant::KingOfTheHill),
+            ["e2e4", "d7d5", "e4d5", "d8d5", "g1f3", "g8f6"],
+        )
+        .unwrap();
+        assert_eq!(history.len(), 2, "elsewhere only the two knight moves after the last capture");
+        let (after, _) = play_variant_moves(p, ["P@e5"]).unwrap();
+        assert!(after.pockets().is_some_and(|pk| pk.white.pawn == 0));
+        assert!(matches!(
+            play_variant_moves(start_position(Variant::RacingKings), ["e2e4"]),
+            Err(SetupError::Move { index: 1, .. })
+        ));
+    }
+}

@@ -1,0 +1,288 @@
+//! The df-pn solver for variants: the chess solver's MID over a variant's positions.
+//!
+//! It shares the core's pieces: the table and its keys, proof and disproof numbers with
+//! depth-aware values ([`Value`]), the aggregation of children and the node counting of
+//! [`Monitor`]. What differs is the rules: a node's end comes from the variant
+//! ([`standing`]), so a win may fall on either side's move (in antichess the defender
+//! takes the attacker's last man), and the first numbers come from the variant's
+//! knowledge ([`VariantGuide`]). Every child is played when its node is expanded: its
+//! standing needs its legal moves, which also give its number of replies.
+//!
+//! A node carries `r`, the plies left in which the attacker must win. A proof records the
+//! length of the win it found, a disproof the length below which there is none.
+
+use shakmaty::variant::{Variant, VariantPosition};
+use shakmaty::{Color, Move, Position};
+
+use crate::chess::mate_len::Plies;
+use crate::chess::movecode::MoveCode;
+use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, Repetitions, can_claim_fifty};
+use crate::dfpn::children::{Aggregate, Child, Expansion, MoveClass, aggregate, best_move};
+use crate::dfpn::monitor::Monitor;
+use crate::dfpn::pndn::PnDn;
+use crate::dfpn::query::Keys;
+use crate::dfpn::tree::Cycles;
+use crate::dfpn::value::Value;
+use crate::knowledge::variants::VariantGuide;
+use crate::tt::{Record, Table};
+use crate::variant::game::{Standing, hash, standing};
+
+/// A variant position with its Zobrist hash.
+#[derive(Clone, Debug)]
+pub struct VNode {
+    /// The position.
+    pub pos: VariantPosition,
+    /// Its hash (see [`hash`]).
+    pub hash: u64,
+}
+
+impl VNode {
+    /// Wraps a position, hashing it.
+    pub fn new(pos: VariantPosition) -> VNode {
+        let hash = hash(&pos);
+        VNode { pos, hash }
+    }
+
+    /// The node after legal move `m`.
+    pub fn play(&self, m: Move) -> VNode {
+        let mut pos = self.pos.clone();
+        pos.play_unchecked(m);
+        VNode::new(pos)
+    }
+}
+
+/// A salt per variant for the table's keys: a position means something else in each.
+fn variant_salt(variant: Variant) -> u64 {
+    let index = Variant::ALL.iter().position(|&v| v == variant).unwrap_or(0) as u64;
+    index.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17)
+}
+
+/// The solver of one question ("does `attacker` win within r plies?") in one variant.
+pub struct VSolver<'a> {
+    tt: &'a Table,
+    keys: Keys,
+    attacker: Color,
+    guide: VariantGuide,
+    repetitions: Option<&'a Repetitions>,
+    /// Node counting and limits.
+    pub monitor: &'a mut Monitor,
+    /// How the current call treats a repetition on its path.
+    cycles: Cycles,
+    /// Whether the current call's root is the game's position (its repetition claim
+    /// counts its own occurrence).
+    at_game_root: bool,
+    path: Vec<u64>,
+    stack: Vec<Vec<Child>>,
+    /// Deepest ply reached.
+    pub seldepth: usize,
+}
+
+impl<'a> VSolver<'a> {
+    /// A solver of `attacker`'s wins in `variant` over `tt`, with the game's claimable
+    /// `repetitions`.
+    pub fn new(
+        tt: &'a Table,
+        monitor: &'a mut Monitor,
+        variant: Variant,
+        attacker: Color,
+        repetitions: Option<&'a Repetitions>,
+    ) -> Self {
+        let salt = repetitions.map_or(0, Repetitions::salt) ^ variant_salt(variant);
+        VSolver {
+            tt,
+            keys: Keys::new(attacker, salt),
+            attacker,
+            guide: VariantGuide::new(variant, attacker),
+            repetitions,
+            monitor,
+            cycles: Cycles::Search,
+            at_game_root: false,
+            path: Vec::new(),
+            stack: Vec::new(),
+            seldepth: 0,
+        }
+    }
+
+    /// The attacking side.
+    pub fn attacker(&self) -> Color {
+        self.attacker
+    }
+
+    fn key(&self, node: &VNode, bound: Plies) -> u64 {
+        self.keys.key(node.hash, node.pos.halfmoves(), bound)
+    }
+
+    /// What the table knows of `node` with `bound` plies left.
+    pub fn lookup(&self, node: &VNode, bound: Plies) -> Option<Value> {
+        self.tt.probe(self.key(node, bound)).and_then(|e| Value::from_entry(&e, bound))
+    }
+
+    /// The best move the table records for `node` with `bound` plies left, if any.
+    pub fn tt_best(&self, node: &VNode, bound: Plies) -> Option<Move> {
+        self.tt.probe(self.key(node, bound)).and_then(|e| e.best.decode(&node.pos))
+    }
+
+    /// Solves `node` with `bound` plies left, spending at most `budget` nodes (None: until
+    /// a hard limit), with `cycles` for repetitions on the path. `game_root`: `node` is the
+    /// game's current position. The root's value: a disproof that rests on a cut cycle is
+    /// path-dependent.
+    pub fn solve(&mut self, node: &VNode, bound: Plies, budget: Option<u64>, cycles: Cycles, game_root: bool) -> Value {
+        self.cycles = cycles;
+        self.at_game_root = game_root;
+        if let Some(v) = self.lookup(node, bound).filter(Value::is_solved) {
+            return v;
+        }
+        self.monitor.begin(budget);
+        let or = node.pos.turn() == self.attacker;
+        self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0)
+    }
+
+    /// Nagai's MID, as in the chess solver.
+    fn mid(&mut self, node: &VNode, r: Plies, or: bool, th_pn: PnDn, th_dn: PnDn, ply: usize) -> Value {
+        let start_nodes = self.monitor.nodes();
+        self.monitor.count(1);
+        self.seldepth = self.seldepth.max(ply);
+        if self.stack.len() <= ply {
+            self.stack.resize_with(ply + 1, Vec::new);
+        }
+        if self.cycles == Cycles::Cut {
+            self.path.truncate(ply);
+            self.path.push(node.hash);
+            let reach = ply.min(node.pos.halfmoves() as usize);
+            if (4..=reach).step_by(2).any(|back| self.path[ply - back] == node.hash) {
+                return Value::repetition();
+            }
+        }
+        let mut children = std::mem::take(&mut self.stack[ply]);
+        children.clear();
+        let (value, best) = match self.expand(node, r, or, ply, &mut children) {
+            Expansion::Decided(value, best) => (value, best),
+            Expansion::Open => loop {
+                let Aggregate { value: v, best, second, .. } = aggregate(or, &children);
+                if v.is_solved() || v.pn >= th_pn || v.dn >= th_dn || self.monitor.aborted() {
+                    break (v, best_move(or, &v, &children, best));
+                }
+                let c = children[best];
+                let (child_th_pn, child_th_dn) = if or {
+                    (PnDn::epsilon_threshold(th_pn, second), th_dn - (v.dn - c.value.dn))
+                } else {
+                    (th_pn - (v.pn - c.value.pn), PnDn::epsilon_threshold(th_dn, second))
+                };
+                let child = node.play(c.mv);
+                children[best].value = self.mid(&child, r.pred(), !or, child_th_pn, child_th_dn, ply + 1);
+            },
+        };
+        if !value.path_dependent {
+            let work = (self.monitor.nodes() - start_nodes).min(u64::from(u32::MAX)) as u32;
+            let record = Record { bound: r, pn: value.pn.0, dn: value.dn.0, mate: value.mate, work, best };
+            self.tt.store(self.key(node, r), &record);
+        }
+        self.stack[ply] = children;
+        value
+    }
+
+    /// A node's children with their first values, or its value when it is decided
+    /// without a search: over, won, out of plies, drawn by a claim, or settled by a child.
+    fn expand(&mut self, node: &VNode, r: Plies, or: bool, ply: usize, children: &mut Vec<Child>) -> Expansion {
+        let decided = |v| Expansion::Decided(v, MoveCode::NONE);
+        let moves = node.pos.legal_moves();
+        match standing(&node.pos, &moves, self.attacker) {
+            Standing::Won => return decided(Value::proven(Plies::ZERO)),
+            Standing::Over => return decided(Value::disproven(Plies::INFINITE)),
+            Standing::Open => {}
+        }
+        if node.pos.has_insufficient_material(self.attacker) {
+            return decided(Value::disproven(Plies::INFINITE));
+        }
+        // The defender claims the 50-move rule or a repetition on its own turn; at the
+        // attacker's turn only the automatic 75-move draw ends the game.
+        if or && node.pos.halfmoves() >= AUTOMATIC_DRAW_CLOCK {
+            return decided(Value::disproven(Plies::INFINITE));
+        }
+        if !or {
+            let claims = self.repetitions.is_some_and(|reps| {
+                reps.claims_here(node.hash, ply == 0 && self.at_game_root)
+                    || moves.iter().any(|&m| reps.claims_by_moving_to(node.play(m).hash))
+            });
+            if claims || can_claim_fifty(&node.pos, &moves) {
+                return decided(Value::disproven(Plies::INFINITE));
+            }
+        }
+        if r == Plies::ZERO {
+            return decided(Value::disproven(Plies::new(1)));
+        }
+        let within = r.pred();
+        children.reserve(moves.len());
+        for &m in &moves {
+            let child = node.play(m);
+            self.monitor.count(1);
+            let replies = child.pos.legal_moves();
+            let end = standing(&child.pos, &replies, self.attacker);
+            let (class, pn) = if or {
+                self.guide.attacker_move(&node.pos, m, &child.pos, replies.len())
+            } else {
+                (MoveClass::Check, self.guide.defender_move(m))
+            };
+            let value = match end {
+                Standing::Won => Value::proven(Plies::ZERO),
+                Standing::Over => Value::disproven(Plies::INFINITE),
+                Standing::Open => self.lookup(&child, within).unwrap_or(Value::open(PnDn(pn), PnDn::ONE)),
+            };
+            // A win at once decides an attacker's node, a refutation a defender's.
+            if or && value.is_proven() && value.mate.at_most == Plies::ZERO {
+                return Expansion::Decided(Value::proven(Plies::new(1)), MoveCode::of(m));
+            }
+            if !or && value.is_disproven() && !value.path_dependent {
+                return Expansion::Decided(Value::disproven(value.mate.at_least.succ()), MoveCode::of(m));
+            }
+            if !or && within == Plies::ZERO && !value.is_proven() {
+                // A reply that does not lose at once, and no ply left to win after it.
+                return Expansion::Decided(Value::disproven(Plies::new(2)), MoveCode::of(m));
+            }
+            children.push(Child { mv: m, key: self.key(&child, within), value, class, probed: true });
+        }
+        if or && within == Plies::ZERO {
+            // No move wins at once, and no ply is left after it.
+            return decided(Value::disproven(Plies::new(2)));
+        }
+        children.sort_by_key(|c| c.class);
+        Expansion::Open
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dfpn::monitor::Control;
+    use crate::variant::game::parse_variant_fen;
+
+    fn solve(variant: Variant, fen: &str, plies: u16, cycles: Cycles) -> Value {
+        let node = VNode::new(parse_variant_fen(variant, fen).unwrap());
+        let tt = Table::new(4);
+        let mut monitor = Monitor::new(Control::new(), Some(2_000_000));
+        let attacker = node.pos.turn();
+        let mut solver = VSolver::new(&tt, &mut monitor, variant, attacker, None);
+        solver.solve(&node, Plies::new(plies), None, cycles, true)
+    }
+
+    #[test]
+    fn wins_of_each_kind_are_proven_at_their_length() {
+        // King of the hill: Kd4 reaches the centre at once.
+        let v = solve(Variant::KingOfTheHill, "7k/8/8/8/8/2K5/8/8 w - - 0 1", 1, Cycles::Search);
+        assert_eq!(v.mate.at_most, Plies::new(1));
+        // Antichess: White gives its last man away; Black must take it (two plies).
+        let v = solve(Variant::Antichess, "8/8/8/8/8/8/1p6/2R5 w - - 0 1", 2, Cycles::Search);
+        assert!(v.is_proven(), "{v:?}");
+        // Atomic: Qxf7 explodes the pawn and the king beside it.
+        let v = solve(Variant::Atomic, "4k3/5p2/8/7Q/8/8/8/4K3 w - - 0 1", 1, Cycles::Search);
+        assert!(v.is_proven());
+    }
+
+    #[test]
+    fn a_bound_too_short_is_disproven() {
+        let v = solve(Variant::KingOfTheHill, "7k/8/8/8/8/8/8/K7 w - - 0 1", 3, Cycles::Search);
+        assert!(v.is_disproven() && !v.path_dependent, "{v:?}");
+        let v = solve(Variant::KingOfTheHill, "7k/8/8/8/8/8/8/K7 w - - 0 1", 5, Cycles::Search);
+        assert!(v.is_proven() && v.mate.at_most == Plies::new(5), "Ka1-b2-c3-d4: {v:?}");
+    }
+}
