@@ -1,0 +1,166 @@
+//! Variants over UCI and the command line, with the real binary: the UCI_Variant option,
+//! each variant's FEN, proven wins of exact length whose lines are replayed here with
+//! shakmaty's variant rules (not the library's), proven "no win", and legal moves in
+//! every variant. Timeouts are generous guards against hangs.
+
+mod common;
+
+use std::process::Command;
+use std::time::Duration;
+
+use common::{Session, bestmove, field, pv_of};
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::variant::{Variant, VariantPosition};
+use shakmaty::{CastlingMode, Color, Position};
+
+const LONG: Duration = Duration::from_secs(60);
+
+/// One won position per variant (and chess), with the length of its shortest win in moves:
+/// a king walk to the hill, a rook given away, an explosion beside the king, the third
+/// check, a queen dropped to mate, a king reaching the eighth rank, and a horde's mate.
+const WINS: [(&str, &str, i32); 9] = [
+    ("kingofthehill", "7k/8/8/8/8/8/8/K7 w - - 0 1", 3),
+    ("antichess", "8/8/8/8/8/8/1p6/2R5 w - - 0 1", 1),
+    ("atomic", "4k3/5p2/8/7Q/8/8/8/4K3 w - - 0 1", 1),
+    ("3check", "4k3/8/8/8/8/8/8/3QK3 w - - 1+3 0 1", 1),
+    ("3check", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1 +2+0", 1),
+    ("crazyhouse", "k7/8/1K6/8/8/8/8/8[Q] w - - 0 1", 1),
+    ("racingkings", "8/1K6/8/8/8/8/k7/8 w - - 0 1", 1),
+    ("horde", "k7/8/1Q6/8/8/8/8/6Q1 w - - 0 1", 1),
+    ("chess", "8/1R6/8/4k3/1K4B1/2N4Q/8/8 w - - 0 1", 2),
+];
+
+/// The position of `variant` (python-chess's name) from `fen`.
+fn variant_pos(variant: &str, fen: &str) -> VariantPosition {
+    let variant = Variant::from_uci(variant).unwrap();
+    let setup = fen.parse::<Fen>().unwrap().into_setup();
+    VariantPosition::from_setup(variant, setup, CastlingMode::Standard).unwrap()
+}
+
+/// Replays `pv` from `fen` and asserts a win for `winner` at its last move, not before,
+/// in `moves` moves (2M-1 or 2M plies).
+fn assert_winning_line(variant: &str, fen: &str, pv: &[String], winner: Color, moves: i32) {
+    let mut pos = variant_pos(variant, fen);
+    let plies = pv.len() as i32;
+    assert!(plies == 2 * moves - 1 || plies == 2 * moves, "{variant} {fen}: {plies} plies for a win in {moves}");
+    for (i, text) in pv.iter().enumerate() {
+        assert!(pos.outcome().is_unknown(), "{variant} {fen}: the game ended before ply {i}");
+        let m = text
+            .parse::<UciMove>()
+            .unwrap()
+            .to_move(&pos)
+            .unwrap_or_else(|_| panic!("{variant} {fen}: illegal {text}"));
+        pos.play_unchecked(m);
+    }
+    assert_eq!(pos.outcome().winner(), Some(winner), "{variant} {fen}: {pv:?} does not end in the win");
+}
+
+#[test]
+fn the_handshake_offers_every_variant_by_python_chess_names() {
+    let mut s = Session::start();
+    s.send("uci");
+    let lines = s.until(LONG, |l| l == "uciok");
+    let combo = "option name UCI_Variant type combo default chess var chess var antichess var atomic var crazyhouse \
+                 var horde var kingofthehill var racingkings var 3check";
+    assert!(lines.iter().any(|l| l == combo), "{lines:#?}");
+}
+
+#[test]
+fn each_variant_proves_its_shortest_win_with_a_line_that_replays() {
+    let mut s = Session::start();
+    for (variant, fen, moves) in WINS {
+        s.send(&format!("setoption name UCI_Variant value {variant}"));
+        s.send("ucinewgame");
+        s.send(&format!("position fen {fen}"));
+        s.send("go mate 5");
+        let lines = s.until_bestmove(LONG);
+        let info = lines
+            .iter()
+            .rev()
+            .find(|l| l.contains(" score mate "))
+            .unwrap_or_else(|| panic!("{variant} {fen}: {lines:#?}"));
+        assert_eq!(field(info, "mate"), Some(moves.to_string().as_str()), "{variant} {fen}: {info}");
+        let pv = pv_of(info);
+        let winner = variant_pos(variant, fen).turn();
+        assert_winning_line(variant, fen, &pv, winner, moves);
+        assert_eq!(bestmove(&lines), pv[0], "{variant} {fen}");
+    }
+}
+
+#[test]
+fn a_lost_position_is_scored_as_mated_with_the_winners_line() {
+    // King of the hill, Black to move: White's king walks to d4 in three whatever Black does.
+    let fen = "k7/8/8/8/8/2K5/8/8 b - - 0 1";
+    let mut s = Session::start();
+    s.send("setoption name UCI_Variant value kingofthehill");
+    s.send(&format!("position fen {fen}"));
+    s.send("go mate 3");
+    let lines = s.until_bestmove(LONG);
+    let info = lines.iter().rev().find(|l| l.contains(" score mate ")).unwrap_or_else(|| panic!("{lines:#?}"));
+    assert_eq!(field(info, "mate"), Some("-1"), "{info}");
+    assert_winning_line("kingofthehill", fen, &pv_of(info), Color::White, 1);
+}
+
+#[test]
+fn no_win_within_the_bound_is_proven() {
+    let mut s = Session::start();
+    s.send("setoption name UCI_Variant value kingofthehill");
+    s.send("position fen 7k/8/8/8/8/8/8/K7 w - - 0 1");
+    s.send("go mate 2");
+    let lines = s.until_bestmove(LONG);
+    assert!(lines.iter().any(|l| l == "info string no mate in 2 (proven)"), "{lines:#?}");
+    assert!(!lines.iter().any(|l| l.contains(" score mate ")), "{lines:#?}");
+}
+
+#[test]
+fn every_variant_answers_every_go_with_a_legal_move() {
+    let mut s = Session::start();
+    for variant in ["antichess", "atomic", "crazyhouse", "horde", "kingofthehill", "racingkings", "3check", "chess"] {
+        s.send(&format!("setoption name UCI_Variant value {variant}"));
+        for go in ["go movetime 300", "go nodes 20000", "go depth 3", "go wtime 2000 btime 2000 winc 10 binc 10"] {
+            s.send("position startpos moves");
+            s.send(go);
+            let best = bestmove(&s.until_bestmove(LONG));
+            let pos = VariantPosition::new(Variant::from_uci(variant).unwrap());
+            let m = best.parse::<UciMove>().unwrap().to_move(&pos);
+            assert!(m.is_ok(), "{variant} {go}: illegal bestmove {best}");
+        }
+    }
+}
+
+#[test]
+fn moves_after_a_variant_fen_include_drops_and_a_bad_fen_is_refused() {
+    let mut s = Session::start();
+    s.send("setoption name UCI_Variant value crazyhouse");
+    // Both sides have a pawn in hand; White drops it, then Black.
+    s.send("position fen r1bqkbnr/ppp2ppp/2n5/4p3/4P3/5N2/PPP2PPP/RNBQKB1R[Pp] w KQkq - 0 5 moves P@d5 P@d4");
+    s.send("go nodes 5000");
+    let best = bestmove(&s.until_bestmove(LONG));
+    let mut pos = variant_pos("crazyhouse", "r1bqkbnr/ppp2ppp/2n5/4p3/4P3/5N2/PPP2PPP/RNBQKB1R[Pp] w KQkq - 0 5");
+    for m in ["P@d5", "P@d4"] {
+        let m = m.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+        pos.play_unchecked(m);
+    }
+    assert!(best.parse::<UciMove>().unwrap().to_move(&pos).is_ok(), "illegal {best}");
+    s.send("setoption name UCI_Variant value racingkings");
+    s.send("position startpos moves e2e4");
+    let lines = s.sync();
+    assert!(lines.iter().any(|l| l.starts_with("info string error: illegal move 'e2e4'")), "{lines:#?}");
+    s.send("setoption name UCI_Variant value shogi");
+    let lines = s.sync();
+    assert!(lines.iter().any(|l| l.starts_with("info string error: setoption")), "{lines:#?}");
+}
+
+#[test]
+fn the_command_line_solves_a_variant_position() {
+    let out = Command::new(env!("CARGO_BIN_EXE_pnmate"))
+        .args(["solve", "--variant", "atomic", "--json", "--time", "30", "4k3/5p2/8/7Q/8/8/8/4K3 w - - 0 1"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["result"], "win");
+    assert_eq!(v["moves"], 1);
+    assert_eq!(v["exact"], true);
+    assert_eq!(v["pv"], serde_json::json!(["h5f7"]));
+}
