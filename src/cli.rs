@@ -340,7 +340,7 @@ pub struct SolveArgs {
     pub syzygy: Option<String>,
     /// The game's rules: chess (default), antichess, atomic, crazyhouse, horde,
     /// kingofthehill, racingkings or 3check. A variant's win takes the place of mate.
-    #[arg(long, conflicts_with_all = ["all", "proof", "syzygy", "threads"])]
+    #[arg(long, conflicts_with_all = ["all", "syzygy", "threads"])]
     pub variant: Option<String>,
 }
 

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pnmate::dfpn::monitor::{Control, Monitor};
 use pnmate::epd::Judgement;
+use pnmate::proof::certify::CertLimits;
 use pnmate::search::{Event, search_thread};
+use pnmate::variant::certify::certify_variant;
 use pnmate::variant::suite::{VariantEntry, judge_variant, parse_variant_line};
 use pnmate::variant::{VariantParams, VariantSearch, parse_variant_fen, variant_named};
 use pnmate::{MateBound, Outcome, Table};
@@ -103,6 +105,19 @@ pub fn run_solve_variant(args: &SolveArgs, name: &str) -> i32 {
         Outcome::Unknown => ("unknown", None, None),
     };
     let ms = started.elapsed().as_millis();
+    // The certificate is built from the search's table, on a thread with the search's stack.
+    let written = args.proof.as_ref().map(|path| {
+        std::thread::scope(|scope| {
+            search_thread("pnmate-certify")
+                .spawn_scoped(scope, || {
+                    certify_variant(&pos, &outcome, &tt, CertLimits::default()).and_then(|c| c.write(path))
+                })
+                .map_err(|e| e.to_string())?
+                .join()
+                .map_err(|_| "the certificate writer panicked".to_string())?
+                .map_err(|e| e.to_string())
+        })
+    });
     if json {
         let obj = serde_json::json!({
             "variant": variant.uci(),
@@ -132,7 +147,17 @@ pub fn run_solve_variant(args: &SolveArgs, name: &str) -> i32 {
     }
     println!("nodes   {nodes}");
     println!("time    {ms} ms");
-    0
+    match written {
+        Some(Ok(w)) => {
+            println!("proof   {} nodes, {} bytes{}", w.nodes, w.bytes, if w.shortest { ", shortest" } else { "" });
+            0
+        }
+        Some(Err(e)) => {
+            println!("proof   not written: {e}");
+            1
+        }
+        None => 0,
+    }
 }
 
 /// One suite position's result: its judgement, whether proven shortest, nodes and time.

@@ -192,6 +192,7 @@ fn a_stalemate_called_mate_is_rejected() {
     after.play_unchecked(m);
     assert!(after.is_stalemate());
     let cert = Certificate {
+        variant: shakmaty::variant::Variant::Chess,
         fen: to_fen(&root),
         claim: Claim::Mate(1),
         shortest: true,

@@ -164,3 +164,42 @@ fn the_command_line_solves_a_variant_position() {
     assert_eq!(v["exact"], true);
     assert_eq!(v["pv"], serde_json::json!(["h5f7"]));
 }
+
+#[test]
+fn variant_certificates_are_checked_by_pnmate_check_and_a_forged_one_is_refused() {
+    let dir = std::env::temp_dir().join(format!("pnmate-variant-certs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let check = |file: &std::path::Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_pnmate-check")).arg(file).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    for (i, (variant, fen, moves)) in WINS.iter().enumerate().filter(|(_, w)| w.0 != "chess") {
+        let file = dir.join(format!("{i}.cert"));
+        let out = Command::new(env!("CARGO_BIN_EXE_pnmate"))
+            .args(["solve", "--variant", variant, "--time", "30", "--proof", file.to_str().unwrap(), fen])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{variant} {fen}: {}", String::from_utf8_lossy(&out.stdout));
+        assert_eq!(check(&file), format!("valid: {variant} win in {moves}, shortest"), "{variant} {fen}");
+    }
+    // "No win within 2" for both sides: king of the hill, both kings three steps away.
+    let file = dir.join("nowin.cert");
+    let out = Command::new(env!("CARGO_BIN_EXE_pnmate"))
+        .args(["solve", "--variant", "kingofthehill", "--mate", "2", "--proof", file.to_str().unwrap()])
+        .arg("7k/8/8/8/8/8/8/K7 w - - 0 1")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(check(&file), "valid: no kingofthehill win within 2");
+    // The same proof read under another variant's rules is refused.
+    // The header is text up to `data`: the binary sections follow it unchanged.
+    let bytes = std::fs::read(&file).unwrap();
+    let at = bytes.windows(5).position(|w| w == b"data\n").unwrap();
+    let header = String::from_utf8(bytes[..at].to_vec()).unwrap();
+    let mut forged_bytes = header.replacen("variant kingofthehill", "variant racingkings", 1).into_bytes();
+    forged_bytes.extend_from_slice(&bytes[at..]);
+    let forged = dir.join("forged.cert");
+    std::fs::write(&forged, &forged_bytes).unwrap();
+    assert!(check(&forged).starts_with("invalid: "), "{}", check(&forged));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

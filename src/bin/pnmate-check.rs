@@ -5,9 +5,9 @@
 //! exits with status 1 when any file is invalid (2 when one cannot be read).
 //!
 //! This program reads the format that `src/proof/FORMAT.md` describes and uses shakmaty
-//! for the rules of chess (and shakmaty-syzygy for the tablebase leaves of a disproof,
-//! which need `--syzygy`) and nothing of the pnmate library (a test enforces it), so a
-//! bug in the prover cannot hide in the check. It re-derives every position from the
+//! for the rules of chess and of lichess's variants (and shakmaty-syzygy for the
+//! tablebase leaves of a disproof, which need `--syzygy`) and nothing of the pnmate
+//! library (a test enforces it), so a bug in the prover cannot hide in the check. It re-derives every position from the
 //! root by playing the certificate's moves, so a node's stored hash only names the
 //! position: a hash that names another position is rejected, and a node reached from two
 //! parents must be the same position in full (board, side to move, castling rights, en
@@ -16,9 +16,9 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
+use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::{
-    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Move, MoveList, Position, Square, fen::Fen,
-    zobrist::Zobrist64,
+    CastlingMode, Chess, Color, EnPassantMode, Move, MoveList, Position, Setup, fen::Fen, zobrist::Zobrist64,
 };
 
 use shakmaty_syzygy::{Tablebase, Wdl};
@@ -29,6 +29,8 @@ const TABLEBASES: &str = "tablebases syzygy";
 /// The edge count of a tablebase leaf.
 const TABLEBASE_LEAF: u64 = 1023;
 const RULES: &str = "pnmate-1";
+/// The rules of a variant's certificate: its wins take the place of mate.
+const VARIANT_RULES: &str = "pnmate-variant-1";
 const TRAILER: &[u8] = b"END\n";
 /// The halfmove clock at which the game ends in a draw at the attacker's turn (75 moves).
 const AUTOMATIC_DRAW_CLOCK: u32 = 150;
@@ -53,7 +55,8 @@ struct Shape {
 
 /// The parsed header.
 struct Header {
-    root: Chess,
+    /// The root, in chess or the variant the header names.
+    root: VariantPosition,
     /// Whether the certificate announces tablebase leaves.
     tablebases: bool,
     claim: (String, u32),
@@ -143,8 +146,29 @@ fn check(bytes: &[u8], tables: Option<&Tablebase<Chess>>, nodes_seen: &mut usize
     if n == 0 {
         return Err("the claim's length must be at least 1".into());
     }
+    let variant = header.root.variant();
     // The sections each claim needs: (kind, attacker, plies).
     let (needed, words) = match what {
+        "mate" | "mated" if variant != Variant::Chess => {
+            // A variant's win may fall on either side's move: the proof's plies say which,
+            // and a shortest win refutes one ply less.
+            let attacker = if what == "mate" { stm } else { !stm };
+            let plies = header.shapes.first().map_or(0, |s| s.plies);
+            if plies != 2 * n - 1 && plies != 2 * n {
+                return Err(format!("a win in {n} takes {} or {} plies, the proof says {plies}", 2 * n - 1, 2 * n));
+            }
+            let shortest = header.shortest.ok_or("a win claim needs a `shortest` line")?;
+            let mut needed = vec![(Kind::Proof, attacker, plies)];
+            if shortest && plies > 1 {
+                needed.push((Kind::Disproof, attacker, plies - 1));
+            }
+            let length =
+                if what == "mate" { format!("{variant} win in {n}") } else { format!("{variant} loss in {n}") };
+            (needed, format!("{length}, {}", if shortest { "shortest" } else { "upper bound only" }))
+        }
+        "nomate" if variant != Variant::Chess => {
+            (vec![(Kind::Disproof, stm, 2 * n), (Kind::Disproof, !stm, 2 * n)], format!("no {variant} win within {n}"))
+        }
         "mate" | "mated" => {
             let (attacker, plies) = if what == "mate" { (stm, 2 * n - 1) } else { (!stm, 2 * n) };
             let shortest = header.shortest.ok_or("a mate claim needs a `shortest` line")?;
@@ -202,15 +226,25 @@ fn read_header(r: &mut Reader) -> Verdict<Header> {
         return Err(format!("the first line is not `{MAGIC}`"));
     }
     let rules = r.line()?;
-    if rules != format!("rules {RULES}") {
+    let variant = if rules == format!("rules {RULES}") {
+        Variant::Chess
+    } else if rules == format!("rules {VARIANT_RULES}") {
+        let line = r.line()?;
+        let name = line.strip_prefix("variant ").ok_or("a variant certificate names its variant next")?;
+        match Variant::from_uci(name) {
+            Ok(Variant::Chess) | Err(_) => return Err(format!("unknown variant `{name}`")),
+            Ok(v) => v,
+        }
+    } else {
         return Err(format!("unknown rules: `{rules}`"));
-    }
+    };
     let fen = r.line()?;
-    let fen = fen.strip_prefix("fen ").ok_or("the third line must be `fen <FEN>`")?;
-    let setup: Fen = fen.parse().map_err(|e| format!("bad FEN: {e}"))?;
-    let root = match setup.clone().into_position::<Chess>(CastlingMode::Standard) {
+    let fen = fen.strip_prefix("fen ").ok_or("the position must be given as `fen <FEN>`")?;
+    let setup: Setup = fen.parse::<Fen>().map_err(|e| format!("bad FEN: {e}"))?.into_setup();
+    let root = match VariantPosition::from_setup(variant, setup.clone(), CastlingMode::Standard) {
         Ok(pos) => pos,
-        Err(_) => setup.into_position(CastlingMode::Chess960).map_err(|e| format!("illegal root position: {e}"))?,
+        Err(_) => VariantPosition::from_setup(variant, setup, CastlingMode::Chess960)
+            .map_err(|e| format!("illegal root position: {e}"))?,
     };
     if r.line()? != "history none" {
         return Err("only certificates without game history (`history none`) are supported".into());
@@ -265,24 +299,25 @@ fn read_header(r: &mut Reader) -> Verdict<Header> {
     Ok(Header { root, tablebases, claim: (what.to_string(), n), shortest, shapes })
 }
 
-/// A position as the rules see it: everything but the move number.
-#[derive(PartialEq, Eq)]
-struct Identity {
-    board: Board,
-    turn: Color,
-    castling: Bitboard,
-    ep: Option<Square>,
-    clock: u32,
+/// A position as the rules see it: everything but the move number (board, side to
+/// move, castling rights, en passant square when legal, halfmove clock, and a variant's
+/// pockets, promoted men and check counters).
+fn identity(pos: &VariantPosition) -> Setup {
+    let mut setup = pos.to_setup(EnPassantMode::Legal);
+    setup.fullmoves = std::num::NonZeroU32::MIN;
+    setup
 }
 
-fn identity(pos: &Chess) -> Identity {
-    Identity {
-        board: pos.board().clone(),
-        turn: pos.turn(),
-        castling: pos.castles().castling_rights(),
-        ep: pos.ep_square(EnPassantMode::Legal),
-        clock: pos.halfmoves(),
+/// How a game stands for `attacker` by the variant's rules: Some(true) when the attacker
+/// has won, Some(false) when the game is over otherwise, None while it goes on.
+fn ended(pos: &VariantPosition, legal: &MoveList, attacker: Color) -> Option<bool> {
+    if let Some(known) = pos.variant_outcome().known() {
+        return Some(known.winner() == Some(attacker));
     }
+    if legal.is_empty() {
+        return Some(pos.is_check() && pos.turn() != attacker);
+    }
+    None
 }
 
 /// The code of a move (FORMAT.md, "Moves").
@@ -291,14 +326,14 @@ fn code(m: &Move) -> u16 {
         Move::Normal { from, to, promotion, .. } => (from, to, promotion),
         Move::EnPassant { from, to } => (from, to, None),
         Move::Castle { king, rook } => (king, rook, None),
-        Move::Put { to, .. } => (to, to, None),
+        Move::Put { role, to } => (to, to, Some(role)),
     };
     u16::from(from) | (u16::from(to) << 6) | (promotion.map_or(0, |r| r as u16) << 12)
 }
 
 /// The defender may claim a draw under the 50-move rule before moving: the clock is at
 /// 100, or at 99 with a move that does not reset it.
-fn fifty_move_claim(pos: &Chess, legal: &MoveList) -> bool {
+fn fifty_move_claim(pos: &VariantPosition, legal: &MoveList) -> bool {
     let clock = pos.halfmoves();
     clock >= 100 || (clock >= 99 && legal.iter().any(|m| !m.is_zeroing()))
 }
@@ -308,7 +343,7 @@ fn fifty_move_claim(pos: &Chess, legal: &MoveList) -> bool {
 /// announces tablebase leaves, with the tables to probe them when given.
 fn check_section(
     r: &mut Reader,
-    root: &Chess,
+    root: &VariantPosition,
     shape: &Shape,
     leaves: Option<Option<&Tablebase<Chess>>>,
 ) -> Verdict<u32> {
@@ -332,8 +367,8 @@ fn check_section(
             table_leaves.push(i);
             continue;
         }
-        if k > 256 {
-            return Err("a node with more than 256 edges".into());
+        if k > 512 {
+            return Err("a node with more than 512 edges".into());
         }
         for _ in 0..k {
             let code = u16::from_le_bytes(r.take(2)?.try_into().expect("2 bytes"));
@@ -344,7 +379,11 @@ fn check_section(
     starts.push(edges.len());
 
     // Top-down: every node's position from its parents (all of which come after it).
-    let mut positions: Vec<Option<Chess>> = vec![None; n];
+    let mut positions: Vec<Option<VariantPosition>> = vec![None; n];
+    // In chess the defender never loses on its own move, so a defender's node of a
+    // disproof shows one ply without mate; in a variant it may (antichess's last man
+    // taken), so it shows none.
+    let defender_leaf = if root.variant() == Variant::Chess { 1 } else { 0 };
     positions[n - 1] = Some(root.clone());
     let mut bases = vec![Base::Inner; n];
     for i in (0..n).rev() {
@@ -362,7 +401,9 @@ fn check_section(
             if pos.castles().any() {
                 return Err(at("a tablebase leaf with castling rights"));
             }
-            let wdl = tables.probe_wdl_after_zeroing(&pos).map_err(|e| at(&format!("cannot probe the tables: {e}")))?;
+            let VariantPosition::Chess(chess) = &pos else { return Err(at("a tablebase leaf outside chess")) };
+            let wdl =
+                tables.probe_wdl_after_zeroing(chess).map_err(|e| at(&format!("cannot probe the tables: {e}")))?;
             let attacker_wins = if attacker_moves { wdl == Wdl::Win } else { wdl == Wdl::Loss };
             if attacker_wins {
                 return Err(at("a tablebase leaf where the tables say the attacker wins"));
@@ -370,10 +411,23 @@ fn check_section(
             bases[i] = Base::Table;
             continue;
         }
+        let end = ended(&pos, &legal, shape.attacker);
         bases[i] = match (shape.kind, attacker_moves) {
+            // The attacker has won: mate, or the variant's own win.
+            (Kind::Proof, _) if end == Some(true) => Base::Mated,
+            (Kind::Disproof, _) if end == Some(true) => {
+                return Err(at(if defender_leaf == 1 {
+                    "checkmate: the attacker mates here"
+                } else {
+                    "the attacker has won here"
+                }));
+            }
             (Kind::Proof, true) => {
                 if legal.is_empty() {
                     return Err(at("the attacker has no legal move"));
+                }
+                if end.is_some() {
+                    return Err(at("the game is over without the attacker's win"));
                 }
                 if pos.halfmoves() >= AUTOMATIC_DRAW_CLOCK || cannot_mate {
                     return Err(at("drawn (75-move rule or insufficient material)"));
@@ -385,10 +439,9 @@ fn check_section(
             }
             (Kind::Proof, false) => {
                 if legal.is_empty() {
-                    if !pos.is_check() {
-                        return Err(at("stalemate, not checkmate"));
-                    }
-                    Base::Mated
+                    return Err(at("stalemate, not checkmate"));
+                } else if end.is_some() {
+                    return Err(at("the game is over without the attacker's win"));
                 } else {
                     if fifty_move_claim(&pos, &legal) {
                         return Err(at("the defender may claim a 50-move draw"));
@@ -403,7 +456,7 @@ fn check_section(
                 }
             }
             (Kind::Disproof, true) => {
-                if legal.is_empty() || pos.halfmoves() >= AUTOMATIC_DRAW_CLOCK || cannot_mate {
+                if end.is_some() || pos.halfmoves() >= AUTOMATIC_DRAW_CLOCK || cannot_mate {
                     Base::Never
                 } else if mine.is_empty() {
                     Base::Leaf(0)
@@ -414,15 +467,10 @@ fn check_section(
                 }
             }
             (Kind::Disproof, false) => {
-                if legal.is_empty() {
-                    if pos.is_check() {
-                        return Err(at("checkmate: the attacker mates here"));
-                    }
-                    Base::Never
-                } else if fifty_move_claim(&pos, &legal) || cannot_mate {
+                if end.is_some() || fifty_move_claim(&pos, &legal) || cannot_mate {
                     Base::Never
                 } else if mine.is_empty() {
-                    Base::Leaf(1)
+                    Base::Leaf(defender_leaf)
                 } else if mine.len() > 1 {
                     return Err(at("a defender node of a disproof gives at most one reply"));
                 } else {
@@ -469,7 +517,7 @@ fn check_section(
     Ok(values[n - 1])
 }
 
-fn fen_of(pos: &Chess) -> String {
+fn fen_of(pos: &VariantPosition) -> String {
     Fen::from_position(pos, EnPassantMode::Legal).to_string()
 }
 

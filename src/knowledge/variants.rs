@@ -69,7 +69,7 @@ impl VariantGuide {
         };
         let pn = match self.variant {
             // Compulsory captures: a move that leaves one reply is nearly forcing.
-            Variant::Antichess => 1 + replies,
+            Variant::Antichess => replies,
             Variant::KingOfTheHill => match king_steps_to(child, self.attacker, CENTRE) {
                 Some(d) if m.role() == shakmaty::Role::King => base.min(1 + 2 * d),
                 _ => base,

@@ -5,6 +5,7 @@
 //! This module holds the certificate as data and its encoding. The DAGs themselves are
 //! extracted from the search's table by `certify`, which also writes them.
 
+use shakmaty::variant::Variant;
 use shakmaty::{Color, Move};
 
 use crate::chess::movecode::MoveCode;
@@ -29,6 +30,10 @@ pub struct Written {
 pub const MAGIC: &str = "pnmate-certificate 1";
 /// The rules a certificate is checked under (FORMAT.md, "Rules").
 pub const RULES: &str = "pnmate-1";
+/// The rules of a variant's certificate (FORMAT.md, "Variants").
+pub const VARIANT_RULES: &str = "pnmate-variant-1";
+/// The most edges a node may have: every legal move of a crazyhouse position fits.
+pub const MAX_EDGES: usize = 512;
 /// The bytes after the last section: a file that lacks them is truncated.
 pub const TRAILER: &[u8; 4] = b"END\n";
 /// The header line of a certificate with tablebase leaves.
@@ -98,6 +103,8 @@ pub struct Section {
 /// A certificate: header and sections.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Certificate {
+    /// The game's rules: chess, or one of the variants.
+    pub variant: Variant,
     /// The root position (FEN with clocks).
     pub fen: String,
     /// The claim.
@@ -171,7 +178,11 @@ impl Certificate {
                 format!("{kind} {who} {} {}", s.plies, s.nodes.len())
             })
             .collect();
-        let mut h = format!("{MAGIC}\nrules {RULES}\nfen {}\nhistory none\n", self.fen);
+        let rules = match self.variant {
+            Variant::Chess => format!("rules {RULES}"),
+            v => format!("rules {VARIANT_RULES}\nvariant {}", v.uci()),
+        };
+        let mut h = format!("{MAGIC}\n{rules}\nfen {}\nhistory none\n", self.fen);
         if self.sections.iter().any(|s| s.nodes.iter().any(|n| n.tablebase)) {
             h.push_str(&format!("{TABLEBASES}\n"));
         }
@@ -217,12 +228,14 @@ impl Certificate {
             return Err(CertError::Format("not a pnmate certificate"));
         }
         let (mut fen, mut claim, mut shortest, mut shapes) = (None, None, false, Vec::new());
+        let mut variant = Variant::Chess;
         loop {
             let l = r.line()?;
             let (key, value) = l.split_once(' ').unwrap_or((l, ""));
             match key {
                 "data" => break,
                 "fen" => fen = Some(value.to_string()),
+                "variant" => variant = Variant::from_uci(value).map_err(|_| CertError::Format("bad variant"))?,
                 "claim" => {
                     let (what, n) = value.split_once(' ').ok_or(CertError::Format("bad claim"))?;
                     let n: u32 = n.parse().map_err(|_| CertError::Format("bad claim"))?;
@@ -254,7 +267,7 @@ impl Certificate {
                 let hash = u64::from_le_bytes(r.take(8)?.try_into().expect("8 bytes"));
                 let n = r.varint()?;
                 let tablebase = n == TABLEBASE_LEAF;
-                let n = if tablebase { 0 } else { n.min(256) };
+                let n = if tablebase { 0 } else { n.min(MAX_EDGES as u64) };
                 let mut edges = Vec::with_capacity(n as usize);
                 for _ in 0..n {
                     let code = u16::from_le_bytes(r.take(2)?.try_into().expect("2 bytes"));
@@ -268,6 +281,7 @@ impl Certificate {
             return Err(CertError::Format("no trailer"));
         }
         Ok(Certificate {
+            variant,
             fen: fen.ok_or(CertError::Format("no fen"))?,
             claim: claim.ok_or(CertError::Format("no claim"))?,
             shortest,
@@ -308,6 +322,7 @@ mod tests {
     #[test]
     fn bytes_round_trip() {
         let cert = Certificate {
+            variant: Variant::Chess,
             fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into(),
             claim: Claim::Mate(2),
             shortest: true,

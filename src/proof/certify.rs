@@ -14,14 +14,15 @@
 //! not written (for a mate, the certificate then says "upper bound only").
 
 use rustc_hash::FxHashMap;
-use shakmaty::{Chess, Color, Position};
+use shakmaty::variant::Variant;
+use shakmaty::{Chess, Color, Move, MoveList, Position};
 
 use crate::chess::mate_len::Plies;
 use crate::chess::node::Node;
 use crate::chess::position::to_fen;
 use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
 use crate::dfpn::monitor::{Control, Monitor};
-use crate::dfpn::value::Verdict;
+use crate::dfpn::value::{Value, Verdict};
 use crate::dfpn::{Question, Solver};
 use crate::error::CertError;
 use crate::knowledge::tablebase::Tables;
@@ -53,7 +54,7 @@ impl Default for CertLimits {
 
 /// Why a DAG was not built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fail {
+pub(crate) enum Fail {
     /// The node does not have the value asked for (as far as the table and the
     /// re-searches can tell).
     Not,
@@ -64,12 +65,116 @@ enum Fail {
 }
 
 impl Fail {
-    fn of(self, section: &'static str) -> CertError {
+    pub(crate) fn of(self, section: &'static str) -> CertError {
         match self {
             Fail::Not => CertError::NotRebuilt { section },
             Fail::Budget => CertError::Budget { section },
             Fail::Size => CertError::TooLarge { section },
         }
+    }
+}
+
+/// What the extractor asks of a prover: its positions and their rules, and its table.
+/// The chess solver and the variant solver both answer it, so one extractor builds the
+/// certificates of both.
+pub(crate) trait Prover {
+    /// A position with its hash.
+    type Node;
+    /// What a defender's node of a disproof shows when the section ends there: 1 in
+    /// chess (within one ply only the defender moves, and it cannot lose by moving), 0
+    /// in a variant (a defender may lose on its own move: antichess's last man taken).
+    const DEFENDER_LEAF: u32;
+    /// The side that tries to win.
+    fn attacker(&self) -> Color;
+    /// A position's name in a section: its hash and halfmove clock.
+    fn id(node: &Self::Node) -> (u64, u32);
+    /// The side to move.
+    fn turn(node: &Self::Node) -> Color;
+    /// The legal moves.
+    fn moves(node: &Self::Node) -> MoveList;
+    /// The node after legal move `m`.
+    fn play(node: &Self::Node, m: Move) -> Self::Node;
+    /// How the game stands for the attacker at `node`, whose legal moves are `moves`:
+    /// Some(true) won, Some(false) over for good without the attacker's win (the game's
+    /// end, a draw the defender may claim, the attacker's insufficient material, the
+    /// 75-move rule), None while it goes on.
+    fn end(&self, node: &Self::Node, moves: &MoveList) -> Option<bool>;
+    /// What the table knows of `node` with `bound` plies left.
+    fn lookup(&self, node: &Self::Node, bound: Plies) -> Option<Value>;
+    /// The move the table records for `node`, if any.
+    fn best_move(&self, node: &Self::Node, bound: Plies) -> Option<Move>;
+    /// A re-search of `node` with `bound` plies left: at most `limit` nodes, taken from
+    /// `budget`; its disproofs never rest on a repetition on the search path.
+    fn solve(&mut self, node: &Self::Node, bound: Plies, limit: u64, budget: &mut u64) -> Verdict;
+    /// Whether a hard limit stopped the search.
+    fn hard_stopped(&self) -> bool;
+    /// Whether the tablebases say the attacker cannot win from `node` (chess only).
+    fn tables_refute(&self, _node: &Self::Node) -> bool {
+        false
+    }
+}
+
+/// The chess solver as a [`Prover`], with the tables a disproof may end on.
+struct ChessProver<'s, 'a> {
+    solver: &'s mut Solver<'a>,
+    tables: Option<&'a Tables>,
+}
+
+impl Prover for ChessProver<'_, '_> {
+    type Node = Node;
+    const DEFENDER_LEAF: u32 = 1;
+
+    fn attacker(&self) -> Color {
+        self.solver.attacker()
+    }
+
+    fn id(node: &Node) -> (u64, u32) {
+        (node.hash, node.clock())
+    }
+
+    fn turn(node: &Node) -> Color {
+        node.pos.turn()
+    }
+
+    fn moves(node: &Node) -> MoveList {
+        node.pos.legal_moves()
+    }
+
+    fn play(node: &Node, m: Move) -> Node {
+        node.play(m)
+    }
+
+    fn end(&self, node: &Node, moves: &MoveList) -> Option<bool> {
+        let attacker = self.attacker();
+        if node.pos.turn() != attacker && moves.is_empty() {
+            return Some(node.pos.is_check());
+        }
+        let drawn = if node.pos.turn() == attacker {
+            moves.is_empty() || node.clock() >= AUTOMATIC_DRAW_CLOCK
+        } else {
+            can_claim_fifty(&node.pos, moves)
+        };
+        (drawn || cannot_mate(&node.pos, attacker)).then_some(false)
+    }
+
+    fn lookup(&self, node: &Node, bound: Plies) -> Option<Value> {
+        self.solver.lookup(node, bound)
+    }
+
+    fn best_move(&self, node: &Node, bound: Plies) -> Option<Move> {
+        self.solver.best_move(node, bound)
+    }
+
+    fn solve(&mut self, node: &Node, bound: Plies, limit: u64, budget: &mut u64) -> Verdict {
+        self.solver.solve_below(node, bound, limit, budget)
+    }
+
+    fn hard_stopped(&self) -> bool {
+        self.solver.monitor.hard_stopped()
+    }
+
+    fn tables_refute(&self, node: &Node) -> bool {
+        self.tables.is_some_and(|t| t.wins(node, self.solver.attacker()) == Some(false))
     }
 }
 
@@ -87,90 +192,76 @@ impl Dag {
         Dag { nodes: Vec::new(), index: FxHashMap::default(), limit }
     }
 
-    fn get(&self, node: &Node) -> Option<(u32, u32)> {
-        self.index.get(&(node.hash, node.clock())).copied()
+    fn get(&self, id: (u64, u32)) -> Option<(u32, u32)> {
+        self.index.get(&id).copied()
     }
 
-    fn push(&mut self, node: &Node, edges: Vec<(u16, u32)>, value: u32) -> Result<(u32, u32), Fail> {
-        self.push_node(node, CertNode { hash: node.hash, edges, tablebase: false }, value)
+    fn push(&mut self, id: (u64, u32), edges: Vec<(u16, u32)>, value: u32) -> Result<(u32, u32), Fail> {
+        self.push_node(id, CertNode { hash: id.0, edges, tablebase: false }, value)
     }
 
     /// A tablebase leaf of a disproof: the attacker never mates from `node`.
-    fn push_tablebase(&mut self, node: &Node) -> Result<(u32, u32), Fail> {
-        self.push_node(node, CertNode { hash: node.hash, edges: Vec::new(), tablebase: true }, ESCAPE)
+    fn push_tablebase(&mut self, id: (u64, u32)) -> Result<(u32, u32), Fail> {
+        self.push_node(id, CertNode { hash: id.0, edges: Vec::new(), tablebase: true }, ESCAPE)
     }
 
-    fn push_node(&mut self, node: &Node, cert: CertNode, value: u32) -> Result<(u32, u32), Fail> {
+    fn push_node(&mut self, id: (u64, u32), cert: CertNode, value: u32) -> Result<(u32, u32), Fail> {
         if self.nodes.len() >= self.limit {
             return Err(Fail::Size);
         }
         let i = self.nodes.len() as u32;
         self.nodes.push(cert);
-        self.index.insert((node.hash, node.clock()), (i, value));
+        self.index.insert(id, (i, value));
         Ok((i, value))
     }
 }
 
-/// Builds the DAGs of one attacker over a solver.
-struct Extractor<'s, 'a> {
-    solver: &'s mut Solver<'a>,
+/// Builds the DAGs of one attacker over a prover.
+struct Extractor<P> {
+    prover: P,
     budget: u64,
     dag: Dag,
-    /// The tables a disproof may end on (tablebase leaves), when given.
-    tables: Option<&'a Tables>,
 }
 
-impl Extractor<'_, '_> {
-    /// Whether the tables say the attacker cannot force mate from `node`.
-    fn tables_refute(&self, node: &Node) -> bool {
-        self.tables.is_some_and(|t| t.wins(node, self.solver.attacker()) == Some(false))
-    }
-}
-
-impl Extractor<'_, '_> {
-    fn attacker(&self) -> Color {
-        self.solver.attacker()
-    }
-
+impl<P: Prover> Extractor<P> {
     /// Re-searches `node` with `plies` left: first with [`PER_CALL_BUDGET`] nodes, then
     /// with twice as many each time it ends unsolved, until the whole budget is spent.
-    fn solve(&mut self, node: &Node, plies: u32) -> Result<Verdict, Fail> {
+    fn solve(&mut self, node: &P::Node, plies: u32) -> Result<Verdict, Fail> {
         let mut limit = PER_CALL_BUDGET;
         loop {
-            if self.budget == 0 || self.solver.monitor.hard_stopped() {
+            if self.budget == 0 || self.prover.hard_stopped() {
                 return Err(Fail::Budget);
             }
-            match self.solver.solve_below(node, bound(plies), limit, &mut self.budget) {
+            match self.prover.solve(node, bound(plies), limit, &mut self.budget) {
                 Verdict::Unknown => limit = limit.saturating_mul(2),
                 v => return Ok(v),
             }
         }
     }
 
-    /// A proof that the attacker mates from `node` within `plies`: (index, plies to mate).
-    fn prove(&mut self, node: &Node, plies: u32) -> Result<(u32, u32), Fail> {
-        if let Some((i, d)) = self.dag.get(node)
+    /// A proof that the attacker wins from `node` within `plies`: (index, plies to win).
+    fn prove(&mut self, node: &P::Node, plies: u32) -> Result<(u32, u32), Fail> {
+        let id = P::id(node);
+        if let Some((i, d)) = self.dag.get(id)
             && d <= plies
         {
             return Ok((i, d));
         }
-        let moves = node.pos.legal_moves();
-        let attacker = self.attacker();
-        if cannot_mate(&node.pos, attacker) {
-            return Err(Fail::Not);
+        let moves = P::moves(node);
+        match self.prover.end(node, &moves) {
+            Some(true) => return self.dag.push(id, Vec::new(), 0),
+            Some(false) => return Err(Fail::Not),
+            None => {}
         }
-        if node.pos.turn() != attacker {
-            if moves.is_empty() {
-                return if node.pos.is_check() { self.dag.push(node, Vec::new(), 0) } else { Err(Fail::Not) };
-            }
-            if plies < 2 || can_claim_fifty(&node.pos, &moves) {
+        if P::turn(node) != self.prover.attacker() {
+            if plies <= P::DEFENDER_LEAF {
                 return Err(Fail::Not);
             }
             let mut edges = Vec::with_capacity(moves.len());
             let mut longest = 0;
             for &m in &moves {
-                let child = node.play(m);
-                let known = match self.solver.lookup(&child, bound(plies - 1)) {
+                let child = P::play(node, m);
+                let known = match self.prover.lookup(&child, bound(plies - 1)) {
                     Some(v) if v.is_proven() => u32::from(v.mate.at_most.get()),
                     _ => plies - 1,
                 };
@@ -181,25 +272,25 @@ impl Extractor<'_, '_> {
                 edges.push((move_code(m), i));
                 longest = longest.max(d);
             }
-            return self.dag.push(node, edges, longest + 1);
+            return self.dag.push(id, edges, longest + 1);
         }
-        if plies == 0 || moves.is_empty() || node.clock() >= AUTOMATIC_DRAW_CLOCK {
+        if plies == 0 {
             return Err(Fail::Not);
         }
         // Children with a known proof first, shortest first; then the rest, the table's
         // move first, each re-searched.
-        let hint = self.solver.best_move(node, bound(plies));
+        let hint = self.prover.best_move(node, bound(plies));
         let mut known = Vec::new();
         let mut rest = Vec::new();
         for &m in &moves {
-            let child = node.play(m);
-            if let Some((_, d)) = self.dag.get(&child)
+            let child = P::play(node, m);
+            if let Some((_, d)) = self.dag.get(P::id(&child))
                 && d < plies
             {
                 known.push((d, m, child));
                 continue;
             }
-            match self.solver.lookup(&child, bound(plies - 1)) {
+            match self.prover.lookup(&child, bound(plies - 1)) {
                 Some(v) if v.is_proven() => known.push((u32::from(v.mate.at_most.get()), m, child)),
                 Some(v) if v.is_disproven() => {}
                 _ => rest.push((Some(m) != hint, m, child)),
@@ -209,7 +300,7 @@ impl Extractor<'_, '_> {
         rest.sort_by_key(|r| r.0);
         for (d, m, child) in known {
             match self.prove(&child, d.min(plies - 1)) {
-                Ok((i, d)) => return self.dag.push(node, vec![(move_code(m), i)], d + 1),
+                Ok((i, d)) => return self.dag.push(id, vec![(move_code(m), i)], d + 1),
                 Err(Fail::Not) => continue,
                 Err(e) => return Err(e),
             }
@@ -217,7 +308,7 @@ impl Extractor<'_, '_> {
         for (_, m, child) in rest {
             if let Verdict::Proven(p) = self.solve(&child, plies - 1)? {
                 match self.prove(&child, u32::from(p.get())) {
-                    Ok((i, d)) => return self.dag.push(node, vec![(move_code(m), i)], d + 1),
+                    Ok((i, d)) => return self.dag.push(id, vec![(move_code(m), i)], d + 1),
                     Err(Fail::Not) => continue,
                     Err(e) => return Err(e),
                 }
@@ -226,59 +317,54 @@ impl Extractor<'_, '_> {
         Err(Fail::Not)
     }
 
-    /// A disproof: the attacker does not mate from `node` within `plies`. Returns (index,
-    /// plies the DAG shows the attacker cannot mate within).
-    fn refute(&mut self, node: &Node, plies: u32) -> Result<(u32, u32), Fail> {
-        if let Some((i, s)) = self.dag.get(node)
+    /// A disproof: the attacker does not win from `node` within `plies`. Returns (index,
+    /// plies the DAG shows the attacker cannot win within).
+    fn refute(&mut self, node: &P::Node, plies: u32) -> Result<(u32, u32), Fail> {
+        let id = P::id(node);
+        if let Some((i, s)) = self.dag.get(id)
             && s >= plies
         {
             return Ok((i, s));
         }
-        let moves = node.pos.legal_moves();
-        let attacker = self.attacker();
-        if node.pos.turn() == attacker {
-            if moves.is_empty() || node.clock() >= AUTOMATIC_DRAW_CLOCK || cannot_mate(&node.pos, attacker) {
-                return self.dag.push(node, Vec::new(), ESCAPE);
-            }
-            if plies > 0 && self.tables_refute(node) {
-                return self.dag.push_tablebase(node);
+        let moves = P::moves(node);
+        match self.prover.end(node, &moves) {
+            Some(true) => return Err(Fail::Not),
+            Some(false) => return self.dag.push(id, Vec::new(), ESCAPE),
+            None => {}
+        }
+        if P::turn(node) == self.prover.attacker() {
+            if plies > 0 && self.prover.tables_refute(node) {
+                return self.dag.push_tablebase(id);
             }
             if plies == 0 {
-                return self.dag.push(node, Vec::new(), 0);
+                return self.dag.push(id, Vec::new(), 0);
             }
             let mut edges = Vec::with_capacity(moves.len());
             let mut shortest = ESCAPE;
             for &m in &moves {
-                let (i, s) = self.refute(&node.play(m), plies - 1)?;
+                let (i, s) = self.refute(&P::play(node, m), plies - 1)?;
                 edges.push((move_code(m), i));
                 shortest = shortest.min(s);
             }
-            return self.dag.push(node, edges, shortest.saturating_add(1));
+            return self.dag.push(id, edges, shortest.saturating_add(1));
         }
-        if moves.is_empty() {
-            return if node.pos.is_check() { Err(Fail::Not) } else { self.dag.push(node, Vec::new(), ESCAPE) };
+        if plies > P::DEFENDER_LEAF && self.prover.tables_refute(node) {
+            return self.dag.push_tablebase(id);
         }
-        if can_claim_fifty(&node.pos, &moves) || cannot_mate(&node.pos, attacker) {
-            return self.dag.push(node, Vec::new(), ESCAPE);
-        }
-        if plies > 1 && self.tables_refute(node) {
-            return self.dag.push_tablebase(node);
-        }
-        if plies <= 1 {
-            // Only the defender moves within one ply.
-            return self.dag.push(node, Vec::new(), 1);
+        if plies <= P::DEFENDER_LEAF {
+            return self.dag.push(id, Vec::new(), P::DEFENDER_LEAF);
         }
         let mut known = Vec::new();
         let mut rest = Vec::new();
         for &m in &moves {
-            let child = node.play(m);
-            if let Some((_, s)) = self.dag.get(&child)
+            let child = P::play(node, m);
+            if let Some((_, s)) = self.dag.get(P::id(&child))
                 && s >= plies - 1
             {
                 known.push((u32::MAX - s, m, child));
                 continue;
             }
-            match self.solver.lookup(&child, bound(plies - 1)) {
+            match self.prover.lookup(&child, bound(plies - 1)) {
                 Some(v) if v.is_disproven() => known.push((u32::MAX - u32::from(v.mate.at_least.get()), m, child)),
                 Some(v) if v.is_proven() => {}
                 _ => rest.push((m, child)),
@@ -287,7 +373,7 @@ impl Extractor<'_, '_> {
         known.sort_by_key(|k| k.0);
         for (_, m, child) in known {
             match self.refute(&child, plies - 1) {
-                Ok((i, s)) => return self.dag.push(node, vec![(move_code(m), i)], s.saturating_add(1)),
+                Ok((i, s)) => return self.dag.push(id, vec![(move_code(m), i)], s.saturating_add(1)),
                 Err(Fail::Not) => continue,
                 Err(e) => return Err(e),
             }
@@ -295,7 +381,7 @@ impl Extractor<'_, '_> {
         for (m, child) in rest {
             if let Verdict::Disproven(_) = self.solve(&child, plies - 1)? {
                 match self.refute(&child, plies - 1) {
-                    Ok((i, s)) => return self.dag.push(node, vec![(move_code(m), i)], s.saturating_add(1)),
+                    Ok((i, s)) => return self.dag.push(id, vec![(move_code(m), i)], s.saturating_add(1)),
                     Err(Fail::Not) => continue,
                     Err(e) => return Err(e),
                 }
@@ -320,7 +406,18 @@ fn section(
 ) -> Result<Section, Fail> {
     let question = Question { attacker, root_moves: None, repetitions: None, tables };
     let mut solver = Solver::new(tt, monitor, question);
-    let mut x = Extractor { solver: &mut solver, budget: *budget, dag: Dag::new(limits.max_nodes), tables };
+    build_section(ChessProver { solver: &mut solver, tables }, root, budget, limits, (kind, attacker, plies))
+}
+
+/// Builds one section over `prover` from `root`, spending re-search nodes from `budget`.
+pub(crate) fn build_section<P: Prover>(
+    prover: P,
+    root: &P::Node,
+    budget: &mut u64,
+    limits: CertLimits,
+    (kind, attacker, plies): (Kind, Color, u32),
+) -> Result<Section, Fail> {
+    let mut x = Extractor { prover, budget: *budget, dag: Dag::new(limits.max_nodes) };
     let built = match kind {
         Kind::Proof => x.prove(root, plies).map(|(_, d)| d <= plies),
         Kind::Disproof => x.refute(root, plies).map(|(_, s)| s >= plies),
@@ -386,7 +483,8 @@ pub fn certify(
             for spec in [(Kind::Disproof, stm, 2 * moves - 1), (Kind::Disproof, !stm, 2 * moves)] {
                 sections.push(build(spec).map_err(|e| e.of("disproof"))?);
             }
-            let certificate = Certificate { fen, claim: Claim::NoMate(moves), shortest: false, sections };
+            let certificate =
+                Certificate { variant: Variant::Chess, fen, claim: Claim::NoMate(moves), shortest: false, sections };
             return Ok(Certified { certificate, note: None });
         }
     };
@@ -402,5 +500,5 @@ pub fn certify(
         }
     }
     let shortest = exact && note.is_none();
-    Ok(Certified { certificate: Certificate { fen, claim, shortest, sections }, note })
+    Ok(Certified { certificate: Certificate { variant: Variant::Chess, fen, claim, shortest, sections }, note })
 }

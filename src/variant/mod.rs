@@ -8,6 +8,7 @@
 //! questions and builds the lines, [`fallback`] plays a legal, sensible move when
 //! nothing is proven. Chess itself keeps its own, faster path (`crate::search`).
 
+pub mod certify;
 pub(crate) mod fallback;
 pub mod game;
 pub mod search;

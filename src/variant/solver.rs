@@ -226,7 +226,12 @@ impl<'a> VSolver<'a> {
             let value = match end {
                 Standing::Won => Value::proven(Plies::ZERO),
                 Standing::Over => Value::disproven(Plies::INFINITE),
-                Standing::Open => self.lookup(&child, within).unwrap_or(Value::open(PnDn(pn), PnDn::ONE)),
+                Standing::Open => self.lookup(&child, within).unwrap_or_else(|| {
+                    // An attacker's node is disproven only when every move fails: its
+                    // first disproof number is its number of moves (mobility).
+                    let dn = if or { 1 } else { replies.len().max(1) as u32 };
+                    Value::open(PnDn(pn), PnDn(dn))
+                }),
             };
             // A win at once decides an attacker's node, a refutation a defender's.
             if or && value.is_proven() && value.mate.at_most == Plies::ZERO {

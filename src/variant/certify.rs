@@ -1,0 +1,130 @@
+//! Certificates of variant results: the chess extractor ([`crate::proof::certify`]) over
+//! the variant solver, and the header of the variant rules (`src/proof/FORMAT.md`,
+//! "Variants"), which `pnmate-check` checks with shakmaty's variant rules.
+
+use shakmaty::fen::Fen;
+use shakmaty::variant::VariantPosition;
+use shakmaty::{Color, EnPassantMode, Move, MoveList, Position};
+
+use crate::chess::mate_len::Plies;
+use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty};
+use crate::dfpn::monitor::{Control, Monitor};
+use crate::dfpn::tree::Cycles;
+use crate::dfpn::value::{Value, Verdict};
+use crate::error::CertError;
+use crate::proof::certificate::{Certificate, Claim, Kind};
+use crate::proof::certify::{CertLimits, Certified, Prover, build_section};
+use crate::search::Outcome;
+use crate::tt::Table;
+use crate::variant::game::{Standing, standing};
+use crate::variant::solver::{VNode, VSolver};
+
+/// The variant solver as the extractor's [`Prover`].
+struct VariantProver<'s, 'a> {
+    solver: &'s mut VSolver<'a>,
+}
+
+impl Prover for VariantProver<'_, '_> {
+    type Node = VNode;
+    const DEFENDER_LEAF: u32 = 0;
+
+    fn attacker(&self) -> Color {
+        self.solver.attacker()
+    }
+
+    fn id(node: &VNode) -> (u64, u32) {
+        (node.hash, node.pos.halfmoves())
+    }
+
+    fn turn(node: &VNode) -> Color {
+        node.pos.turn()
+    }
+
+    fn moves(node: &VNode) -> MoveList {
+        node.pos.legal_moves()
+    }
+
+    fn play(node: &VNode, m: Move) -> VNode {
+        node.play(m)
+    }
+
+    fn end(&self, node: &VNode, moves: &MoveList) -> Option<bool> {
+        let attacker = self.attacker();
+        match standing(&node.pos, moves, attacker) {
+            Standing::Won => return Some(true),
+            Standing::Over => return Some(false),
+            Standing::Open => {}
+        }
+        let drawn = if node.pos.turn() == attacker {
+            node.pos.halfmoves() >= AUTOMATIC_DRAW_CLOCK
+        } else {
+            can_claim_fifty(&node.pos, moves)
+        };
+        (drawn || node.pos.has_insufficient_material(attacker)).then_some(false)
+    }
+
+    fn lookup(&self, node: &VNode, bound: Plies) -> Option<Value> {
+        self.solver.lookup(node, bound)
+    }
+
+    fn best_move(&self, node: &VNode, bound: Plies) -> Option<Move> {
+        self.solver.tt_best(node, bound)
+    }
+
+    fn solve(&mut self, node: &VNode, bound: Plies, limit: u64, budget: &mut u64) -> Verdict {
+        let before = self.solver.monitor.nodes();
+        let v = self.solver.solve(node, bound, Some(limit.min(*budget)), Cycles::Search, false);
+        *budget = budget.saturating_sub(self.solver.monitor.nodes() - before);
+        v.verdict()
+    }
+
+    fn hard_stopped(&self) -> bool {
+        self.solver.monitor.hard_stopped()
+    }
+}
+
+/// Builds the certificate of `outcome`, a result of searching `root` (a variant's
+/// position, without game history) whose proofs `tt` holds, re-searching where it lost
+/// them. A win's proof section has the plies of its line (`2M - 1` or `2M`); a win proven
+/// shortest carries the refutation of one ply less; "no win within N" refutes `2N`
+/// plies for each side.
+pub fn certify_variant(
+    root: &VariantPosition,
+    outcome: &Outcome,
+    tt: &Table,
+    limits: CertLimits,
+) -> Result<Certified, CertError> {
+    let variant = root.variant();
+    let node = VNode::new(root.clone());
+    let stm = root.turn();
+    let mut monitor = Monitor::new(Control::new(), None);
+    let mut budget = limits.search_nodes;
+    let mut build = |(kind, attacker, plies): (Kind, Color, u32)| {
+        let mut solver = VSolver::new(tt, &mut monitor, variant, attacker, None);
+        build_section(VariantProver { solver: &mut solver }, &node, &mut budget, limits, (kind, attacker, plies))
+    };
+    let fen = Fen::from_position(root, EnPassantMode::Legal).to_string();
+    let (claim, attacker, plies, exact) = match outcome {
+        Outcome::Mate { moves, exact, pv } => (Claim::Mate(*moves), stm, pv.len() as u32, *exact),
+        Outcome::Mated { moves, exact, pv } => (Claim::Mated(*moves), !stm, pv.len() as u32, *exact),
+        Outcome::NoMate { moves } => {
+            let mut sections = Vec::new();
+            for attacker in [stm, !stm] {
+                sections.push(build((Kind::Disproof, attacker, 2 * moves)).map_err(|e| e.of("disproof"))?);
+            }
+            let certificate = Certificate { variant, fen, claim: Claim::NoMate(*moves), shortest: false, sections };
+            return Ok(Certified { certificate, note: None });
+        }
+        Outcome::Unknown => return Err(CertError::NotRebuilt { section: "proof" }),
+    };
+    let mut sections = vec![build((Kind::Proof, attacker, plies)).map_err(|e| e.of("proof"))?];
+    let mut note = None;
+    if exact && plies > 1 {
+        match build((Kind::Disproof, attacker, plies - 1)) {
+            Ok(s) => sections.push(s),
+            Err(e) => note = Some(e.of("refutation of a shorter win").to_string()),
+        }
+    }
+    let shortest = exact && note.is_none();
+    Ok(Certified { certificate: Certificate { variant, fen, claim, shortest, sections }, note })
+}
