@@ -203,3 +203,31 @@ fn variant_certificates_are_checked_by_pnmate_check_and_a_forged_one_is_refused(
     assert!(check(&forged).starts_with("invalid: "), "{}", check(&forged));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_suite_runner_verifies_variant_lines_and_counts_them() {
+    let dir = std::env::temp_dir().join(format!("pnmate-variant-epd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let suite = dir.join("koth.epd");
+    // Two wins (one shorter than the suite says) and a line with a bad FEN, which is skipped.
+    std::fs::write(
+        &suite,
+        "# king of the hill\n7k/8/8/8/8/8/8/K7 w - - 0 1 bm #3;\n7k/8/8/8/8/2K5/8/8 w - - 0 1 bm #2;\nnot a fen bm #1;\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_pnmate"))
+        .args(["epd", "--variant", "kingofthehill", "--time", "20", "--jobs", "1", suite.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let row = |name: &str| {
+        text.lines().find(|l| l.starts_with(name)).map(|l| l.split_whitespace().nth(1).unwrap().to_string())
+    };
+    assert_eq!(row("positions").as_deref(), Some("2"), "{text}");
+    assert_eq!(row("found").as_deref(), Some("2"), "{text}");
+    assert_eq!(row("better").as_deref(), Some("1"), "{text}");
+    assert_eq!(row("shortest").as_deref(), Some("2"), "{text}");
+    assert!(text.contains("bad line   0") && text.contains("wrong      0"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

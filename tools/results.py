@@ -17,6 +17,12 @@ with the tables on four endings (TABLE_SUITES: 100 positions each, seed 7, 1 s),
 `pnmate bench --syzygy DIR` gives the speed of a search outside the tables with and
 without them loaded.
 
+The variants section runs pnmate beside Fairy-Stockfish (`apt-get install
+fairy-stockfish`) on samples of the variant suites (epd/variants/, VARIANT_SAMPLE
+positions each, seed VARIANT_SEED, 1 s); atomic, which Fairy-Stockfish 11.1 lacks, with
+pnmate alone. --variants-only rewrites that section alone; --variant-games adds the
+lichess-bot-style clock games of tools/variant_games.py (about an hour).
+
 The speed section comes from tools/speed.py (`pnmate bench`, `pnmate bench --long` and
 the peak memory of a UCI search, five runs). --speed-only rewrites that section alone
 and needs neither Stockfish nor python-chess.
@@ -58,8 +64,58 @@ TABLE_SUITES = [
 ]
 
 
+VARIANT_SEED = 1
+VARIANT_SAMPLE = 100
+VARIANT_LIMIT = 1.0
+VARIANTS = ['antichess', 'atomic', 'crazyhouse', 'horde', 'kingofthehill', 'racingkings', '3check']
+VARIANTS_HEADING = '## Variants'
+
+
 def quiet(*_):
     pass
+
+
+def variants_section(pnmate, fairy, games):
+    """pnmate beside Fairy-Stockfish on each variant suite's sample (atomic: pnmate
+    alone), and with `games` the clock games of tools/variant_games.py."""
+    import chess.variant
+    import compare
+    out = [VARIANTS_HEADING, '',
+           f'Samples of {VARIANT_SAMPLE} positions of each suite in `epd/variants/` (seed {VARIANT_SEED}), '
+           f'{VARIANT_LIMIT:g} s a position, 1 thread, Hash 256, both engines side by side, one process each. '
+           'A win counts when its line replays on python-chess\'s board of the variant: legal, 2M-1 or 2M '
+           'plies for a win in M, won by the claimant at its last move and not before, no draw claim for the '
+           'loser on the way. Best: as short as the suite\'s win or shorter. Fairy-Stockfish 11.1 has no '
+           'atomic: there pnmate runs alone.', '',
+           '| variant | positions | pnmate found / best / bad | Fairy-Stockfish found / best / bad | found ratio | best ratio |',
+           '|---|---|---|---|---|---|']
+    for variant in VARIANTS:
+        compare.BOARD = chess.variant.find_variant(variant)
+        suite = compare.load(f'epd/variants/{variant}.epd', VARIANT_SAMPLE, VARIANT_SEED)
+        engines = [pnmate] + ([fairy] if variant != 'atomic' else [])
+        print(f'{variant}: {len(suite)} positions', file=sys.stderr)
+        with ThreadPoolExecutor(2) as pool:
+            runs = list(pool.map(lambda c: compare.run_engine(c, suite, VARIANT_LIMIT, 256, 1, None, quiet), engines))
+        counts = [compare.tally(results, VARIANT_LIMIT) for _, results in runs]
+        cells = [f'{c["found"]} / {c["best"]} / {c["bad"]}' for c in counts]
+        if len(counts) == 2:
+            ratio = lambda a, b: f'{a / b:.2f}' if b else ('inf' if a else '-')  # noqa: E731
+            row = cells + [ratio(counts[0]['found'], counts[1]['found']), ratio(counts[0]['best'], counts[1]['best'])]
+        else:
+            row = cells + ['(not run)', '', '']
+        out.append(f'| {variant} | {len(suite)} | ' + ' | '.join(row) + ' |')
+    out.append('')
+    if games:
+        command = [sys.executable, os.path.join(os.path.dirname(__file__), 'variant_games.py'), '--engine', pnmate,
+                   '--opponent', fairy, '--won', '20', '--start', '10', '--seed', str(VARIANT_SEED)]
+        text = subprocess.run(command, capture_output=True, text=True).stdout.splitlines()
+        out += ['Clock games, 10 s + 0.1 s, through python-chess `engine.play` (`python3 tools/variant_games.py '
+                f'--won 20 --start 10 --seed {VARIANT_SEED}`): 20 games from won suite positions, pnmate playing '
+                'the winning side against Fairy-Stockfish (in atomic against itself), and 10 from the start '
+                'position, colours alternating. Start W/D/L is pnmate\'s.', '', '```',
+                *[line for line in text if not line.startswith('  ')], '```', '']
+    out.append('')
+    return '\n'.join(out)
 
 
 def main():
@@ -69,8 +125,19 @@ def main():
     ap.add_argument('--out', default='docs')
     ap.add_argument('--syzygy', help='a directory of Syzygy tables: also run the table section')
     ap.add_argument('--speed-only', action='store_true', help='rewrite the speed section alone')
+    ap.add_argument('--fairy', default='/usr/games/fairy-stockfish', help='Fairy-Stockfish, for the variants')
+    ap.add_argument('--variants-only', action='store_true', help='rewrite the variants section alone')
+    ap.add_argument('--variant-games', action='store_true', help='add the variant clock games (about an hour)')
     args = ap.parse_args()
     results_md = os.path.join(args.out, 'results.md')
+    if args.variants_only:
+        with open(results_md) as f:
+            text = f.read()
+        head = text.split(VARIANTS_HEADING)[0] if VARIANTS_HEADING in text else text.split(SPEED_HEADING)[0]
+        tail = SPEED_HEADING + text.split(SPEED_HEADING)[1]
+        with open(results_md, 'w') as f:
+            f.write(head + variants_section(args.pnmate, args.fairy, args.variant_games) + tail)
+        return
     if args.speed_only:
         with open(results_md) as f:
             head = f.read().split(SPEED_HEADING)[0]
@@ -107,7 +174,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     draw(curves, {title: size for title, _, size in SUITES}, os.path.join(args.out, 'results.png'))
     with open(results_md, 'w') as f:
-        f.write(report(rows, tables) + speed_section(args.pnmate, args.syzygy))
+        f.write(report(rows, tables) + variants_section(args.pnmate, args.fairy, args.variant_games)
+                + speed_section(args.pnmate, args.syzygy))
     readme_table(rows, 'README.md')
 
 

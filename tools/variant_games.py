@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""lichess-bot-style games in lichess's variants: python-chess `engine.play` with a real
+clock (10 s + 0.1 s by default), the game's moves sent as history, as a bot sends them.
+
+Two kinds of games per variant:
+  * from won positions of the variant's suite (epd/variants/NAME.epd, a sample drawn
+    with --seed): the engine plays the side that wins, the opponent defends; the game
+    counts as converted when it ends in the engine's win;
+  * from the start position, colours alternating.
+The referee (python-chess's variant board) ends a game on the variant's end, a draw by
+rule (threefold repetition, 50 moves, insufficient material), an illegal move, a crash
+(the engine process died or answered nothing) or a flag. Prints one line per game and a
+summary per variant: converted, illegal moves, crashes, time losses.
+
+  python3 tools/variant_games.py --engine target/release/pnmate \\
+      --opponent /usr/games/fairy-stockfish --won 20 --start 10 --seed 1
+
+Fairy-Stockfish 11.1 has no atomic: there, --atomic-opponent plays (default: the engine
+itself). Needs python-chess (pip install chess).
+"""
+import argparse
+import os
+import random
+import re
+import time
+
+import chess
+import chess.engine
+import chess.variant
+
+VARIANTS = ['antichess', 'atomic', 'crazyhouse', 'horde', 'kingofthehill', 'racingkings', '3check']
+SUITES = os.path.join(os.path.dirname(__file__), '..', 'epd', 'variants')
+
+
+def suite(variant):
+    items = []
+    with open(os.path.join(SUITES, f'{variant}.epd')) as f:
+        for line in f:
+            m = re.match(r'^(.*?) bm #(-?\d+);', line.strip())
+            if m and not line.startswith('#'):
+                items.append((m.group(1), int(m.group(2))))
+    return items
+
+
+class Player:
+    """An engine process with its own clock."""
+
+    def __init__(self, command, hash_mb):
+        self.command, self.hash_mb = command, hash_mb
+        self.engine = None
+
+    def start(self):
+        if self.engine is None:
+            self.engine = chess.engine.SimpleEngine.popen_uci(self.command.split(), timeout=30)
+            if 'Hash' in self.engine.options:
+                self.engine.configure({'Hash': self.hash_mb})
+
+    def close(self):
+        if self.engine is not None:
+            try:
+                self.engine.quit()
+            except Exception:
+                self.engine.close()
+            self.engine = None
+
+
+def play(variant, fen, engine, opponent, engine_color, base, inc, max_plies=600):
+    """One game; the result word and the plies played."""
+    board = chess.variant.find_variant(variant)(fen) if fen else chess.variant.find_variant(variant)()
+    clocks = {chess.WHITE: base, chess.BLACK: base}
+    players = {engine_color: engine, not engine_color: opponent}
+    game = object()
+    for p in players.values():
+        p.start()
+    while True:
+        outcome = board.outcome(claim_draw=True)
+        if outcome is not None:
+            if outcome.winner is None:
+                return 'draw', board.ply()
+            return ('win' if outcome.winner == engine_color else 'loss'), board.ply()
+        if board.ply() >= max_plies:
+            return 'draw (ply limit)', board.ply()
+        mover = board.turn
+        player = players[mover]
+        limit = chess.engine.Limit(white_clock=clocks[chess.WHITE], black_clock=clocks[chess.BLACK],
+                                   white_inc=inc, black_inc=inc)
+        started = time.monotonic()
+        try:
+            result = player.engine.play(board, limit, game=game)
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as e:
+            player.close()
+            return ('crash' if mover == engine_color else 'opponent crash') + f' ({type(e).__name__})', board.ply()
+        spent = time.monotonic() - started
+        clocks[mover] -= spent
+        if clocks[mover] < 0:
+            return ('time loss' if mover == engine_color else 'opponent time loss'), board.ply()
+        clocks[mover] += inc
+        if result.move is None or result.move not in board.legal_moves:
+            return ('illegal' if mover == engine_color else 'opponent illegal') + f' ({result.move})', board.ply()
+        board.push(result.move)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--engine', required=True)
+    ap.add_argument('--opponent', default='/usr/games/fairy-stockfish')
+    ap.add_argument('--atomic-opponent', help='the opponent in atomic (default: the engine itself)')
+    ap.add_argument('--variant', action='append', help='only these variants (repeat)')
+    ap.add_argument('--won', type=int, default=20, help='games from won suite positions per variant')
+    ap.add_argument('--start', type=int, default=10, help='games from the start position per variant')
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--base', type=float, default=10.0)
+    ap.add_argument('--inc', type=float, default=0.1)
+    ap.add_argument('--hash', type=int, default=256)
+    args = ap.parse_args()
+
+    print(f'{"variant":<14} {"games":>5} {"converted":>9} {"start W/D/L":>12} {"illegal":>7} {"crash":>5} {"flag":>5}')
+    for variant in args.variant or VARIANTS:
+        rng = random.Random(f'{args.seed}-{variant}')
+        opponent_cmd = (args.atomic_opponent or args.engine) if variant == 'atomic' else args.opponent
+        engine, opponent = Player(args.engine, args.hash), Player(opponent_cmd, args.hash)
+        items = suite(variant)
+        won = rng.sample(items, min(args.won, len(items)))
+        results = []
+        for i, (fen, bm) in enumerate(won):
+            side = chess.variant.find_variant(variant)(fen).turn
+            result, plies = play(variant, fen, engine, opponent, side, args.base, args.inc)
+            results.append(('won', result))
+            print(f'  {variant} won #{i + 1} bm #{bm}: {result} in {plies} plies  {fen}', flush=True)
+        for i in range(args.start):
+            color = chess.WHITE if i % 2 == 0 else chess.BLACK
+            result, plies = play(variant, None, engine, opponent, color, args.base, args.inc)
+            results.append(('start', result))
+            print(f'  {variant} start #{i + 1} as {"white" if color else "black"}: {result} in {plies} plies', flush=True)
+        engine.close()
+        opponent.close()
+        words = [r for _, r in results]
+        converted = sum(1 for k, r in results if k == 'won' and r == 'win')
+        start = [r for k, r in results if k == 'start']
+        wdl = f'{start.count("win")}/{sum(r.startswith("draw") for r in start)}/{start.count("loss")}'
+        print(f'{variant:<14} {len(results):>5} {converted:>5}/{len(won):<3} {wdl:>12} '
+              f'{sum(w.startswith("illegal") for w in words):>7} {sum(w.startswith("crash") for w in words):>5} '
+              f'{words.count("time loss"):>5}', flush=True)
+
+
+if __name__ == '__main__':
+    main()
