@@ -538,18 +538,23 @@ struct Progress {
     counts: Mutex<(usize, usize)>,
 }
 
+/// A suite's progress bar on stderr, hidden when stderr is not a terminal.
+pub(crate) fn progress_bar(len: usize) -> ProgressBar {
+    let bar = ProgressBar::new(len as u64);
+    if std::io::stderr().is_terminal() {
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} [{elapsed_precise} eta {eta}]")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+    } else {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar
+}
+
 impl Progress {
     fn new(len: usize) -> Progress {
-        let bar = ProgressBar::new(len as u64);
-        if std::io::stderr().is_terminal() {
-            bar.set_style(
-                ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} [{elapsed_precise} eta {eta}]")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
-            );
-        } else {
-            bar.set_draw_target(ProgressDrawTarget::hidden());
-        }
-        Progress { bar, counts: Mutex::new((0, 0)) }
+        Progress { bar: progress_bar(len), counts: Mutex::new((0, 0)) }
     }
 
     fn record(&self, r: &PositionResult) {

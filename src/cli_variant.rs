@@ -1,12 +1,10 @@
 //! `solve --variant` and `epd --variant`: the command line of the variant prover.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pnmate::dfpn::monitor::{Control, Monitor};
 use pnmate::epd::Judgement;
 use pnmate::proof::certify::CertLimits;
@@ -19,7 +17,7 @@ use shakmaty::Position;
 use shakmaty::uci::UciMove;
 use shakmaty::variant::{Variant, VariantPosition};
 
-use crate::cli::{EpdArgs, SolveArgs, fail, seconds};
+use crate::cli::{EpdArgs, SolveArgs, fail, progress_bar, seconds};
 
 /// The variant called `name`, or why not.
 pub fn variant_of(name: &str) -> Result<Variant, String> {
@@ -183,15 +181,7 @@ pub fn run_epd_variant(args: &EpdArgs, name: &str) -> i32 {
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = args.jobs.unwrap_or(cores).clamp(1, entries.len().max(1));
-    let bar = ProgressBar::new(entries.len() as u64);
-    if std::io::stderr().is_terminal() {
-        bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} [{elapsed_precise} eta {eta}]")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-    } else {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
+    let bar = progress_bar(entries.len());
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Solved>>> = Mutex::new(vec![None; entries.len()]);
     let started = Instant::now();

@@ -103,19 +103,25 @@ pub fn judge(entry: &EpdEntry, outcome: &Outcome) -> Judgement {
             if verify_line(&entry.pos, outcome.pv(), mate, &[]).is_err() {
                 return Judgement::BadLine;
             }
-            match entry.bm {
-                None => Judgement::Found,
-                Some(bm) if (bm > 0) != (moves > 0) => Judgement::Wrong,
-                Some(bm) if moves.abs() < bm.abs() => Judgement::Better,
-                Some(bm) if moves.abs() == bm.abs() => Judgement::Best,
-                Some(_) => Judgement::Found,
-            }
+            against_bm(entry.bm, moves)
         }
         Outcome::NoMate { moves } => match entry.bm {
             Some(bm) if bm.unsigned_abs() <= *moves => Judgement::Wrong,
             _ => Judgement::NoMate,
         },
         Outcome::Unknown => Judgement::Unknown,
+    }
+}
+
+/// How a verified mate of `moves` (signed, from the side to move's view) compares with the
+/// suite's `bm`.
+pub fn against_bm(bm: Option<i32>, moves: i32) -> Judgement {
+    match bm {
+        None => Judgement::Found,
+        Some(bm) if (bm > 0) != (moves > 0) => Judgement::Wrong,
+        Some(bm) if moves.abs() < bm.abs() => Judgement::Better,
+        Some(bm) if moves.abs() == bm.abs() => Judgement::Best,
+        Some(_) => Judgement::Found,
     }
 }
 

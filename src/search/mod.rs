@@ -128,14 +128,8 @@ impl<'a> Search<'a> {
     }
 
     fn stats(&self, depth: Plies) -> Stats {
-        Stats {
-            nodes: self.monitor.total_nodes(),
-            time: self.monitor.control().elapsed(),
-            hashfull: self.tt.hashfull(),
-            depth: u32::from(depth.get()),
-            seldepth: self.seldepth.max(u32::from(depth.get())),
-            tbhits: tbhits(&self.params.tables) - self.tbhits_before,
-        }
+        let tbhits = tbhits(&self.params.tables) - self.tbhits_before;
+        Stats::now(self.monitor, self.tt, u32::from(depth.get()), self.seldepth, tbhits)
     }
 
     /// Runs one df-pn call of the schedule on this thread (`epoch`: its recall epoch in a

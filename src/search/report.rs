@@ -29,6 +29,19 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// The statistics of a search now: `monitor`'s nodes and time, `tt`'s fill, the bound
+    /// `depth` of the question at hand, the deepest ply, and the tablebase hits.
+    pub fn now(monitor: &crate::dfpn::monitor::Monitor, tt: &Table, depth: u32, seldepth: u32, tbhits: u64) -> Stats {
+        Stats {
+            nodes: monitor.total_nodes(),
+            time: monitor.control().elapsed(),
+            hashfull: tt.hashfull(),
+            depth,
+            seldepth: seldepth.max(depth),
+            tbhits,
+        }
+    }
+
     /// Nodes per second.
     pub fn nps(&self) -> u64 {
         let us = self.time.as_micros().max(1) as u64;

@@ -100,14 +100,7 @@ impl<'a> VariantSearch<'a> {
     }
 
     fn stats(&self, depth: Plies) -> Stats {
-        Stats {
-            nodes: self.monitor.total_nodes(),
-            time: self.monitor.control().elapsed(),
-            hashfull: self.tt.hashfull(),
-            depth: u32::from(depth.get()),
-            seldepth: self.seldepth.max(u32::from(depth.get())),
-            tbhits: 0,
-        }
+        Stats::now(self.monitor, self.tt, u32::from(depth.get()), self.seldepth, 0)
     }
 
     /// The longest bound asked, in plies.
@@ -143,6 +136,10 @@ impl<'a> VariantSearch<'a> {
 
     /// One round of one question.
     fn ask(&mut self, q: &mut Question, cap: Plies, budget: u64) {
+        // Progress reports show the bound that can end the search: the near bound, or the
+        // bound a found win is being tightened to.
+        let shown = q.proven.as_ref().map(|(p, _)| *p).or(q.unshown).map_or(q.at_least, |p| Plies::new(p.get() - 1));
+        self.monitor.control().publish_depth(u32::from(shown.min(cap).get()), self.seldepth);
         let tt = self.tt;
         let mut solver = VSolver::new(tt, self.monitor, self.variant, q.attacker, self.repetitions.as_ref());
         let mut proofs = Vec::new();

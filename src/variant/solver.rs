@@ -12,7 +12,8 @@
 //! length of the win it found, a disproof the length below which there is none.
 
 use shakmaty::variant::{Variant, VariantPosition};
-use shakmaty::{Color, Move, Position};
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{Color, EnPassantMode, Move, Position};
 
 use crate::chess::mate_len::Plies;
 use crate::chess::movecode::MoveCode;
@@ -25,7 +26,7 @@ use crate::dfpn::tree::Cycles;
 use crate::dfpn::value::Value;
 use crate::knowledge::variants::VariantGuide;
 use crate::tt::{Record, Table};
-use crate::variant::game::{Standing, hash, standing};
+use crate::variant::game::{Standing, end_without_moves, hash, standing};
 
 /// A variant position with its Zobrist hash.
 #[derive(Clone, Debug)]
@@ -43,11 +44,14 @@ impl VNode {
         VNode { pos, hash }
     }
 
-    /// The node after legal move `m`.
+    /// The node after legal move `m`, its hash updated from the move where shakmaty can.
     pub fn play(&self, m: Move) -> VNode {
+        let incremental = self.pos.update_zobrist_hash(Zobrist64(self.hash), m, EnPassantMode::Legal);
         let mut pos = self.pos.clone();
         pos.play_unchecked(m);
-        VNode::new(pos)
+        let hash = incremental.map_or_else(|| hash(&pos), |z| z.0);
+        debug_assert_eq!(hash, crate::variant::game::hash(&pos), "incremental hash after {m:?}");
+        VNode { pos, hash }
     }
 }
 
@@ -63,6 +67,8 @@ pub struct VSolver<'a> {
     keys: Keys,
     attacker: Color,
     guide: VariantGuide,
+    /// Antichess: a child's end needs its moves.
+    antichess: bool,
     repetitions: Option<&'a Repetitions>,
     /// Node counting and limits.
     pub monitor: &'a mut Monitor,
@@ -93,6 +99,7 @@ impl<'a> VSolver<'a> {
             keys: Keys::new(attacker, salt),
             attacker,
             guide: VariantGuide::new(variant, attacker),
+            antichess: variant == Variant::Antichess,
             repetitions,
             monitor,
             cycles: Cycles::Search,
@@ -216,10 +223,19 @@ impl<'a> VSolver<'a> {
         for &m in &moves {
             let child = node.play(m);
             self.monitor.count(1);
-            let replies = child.pos.legal_moves();
-            let end = standing(&child.pos, &replies, self.attacker);
+            // A child's moves are generated where they are needed now: a check's evasions
+            // (and its mate), an attacker's mobility after a reply, antichess's ends and
+            // replies. Elsewhere the variant's own end is read alone; a stalemate then
+            // shows when the child is expanded.
+            let needs_moves = !or || self.antichess || child.pos.is_check();
+            let (end, replies) = if needs_moves {
+                let replies = child.pos.legal_moves();
+                (standing(&child.pos, &replies, self.attacker), replies.len())
+            } else {
+                (end_without_moves(&child.pos, self.attacker), 0)
+            };
             let (class, pn) = if or {
-                self.guide.attacker_move(&node.pos, m, &child.pos, replies.len())
+                self.guide.attacker_move(&node.pos, m, &child.pos, replies)
             } else {
                 (MoveClass::Check, self.guide.defender_move(m))
             };
@@ -229,7 +245,7 @@ impl<'a> VSolver<'a> {
                 Standing::Open => self.lookup(&child, within).unwrap_or_else(|| {
                     // An attacker's node is disproven only when every move fails: its
                     // first disproof number is its number of moves (mobility).
-                    let dn = if or { 1 } else { replies.len().max(1) as u32 };
+                    let dn = if or { 1 } else { replies.max(1) as u32 };
                     Value::open(PnDn(pn), PnDn(dn))
                 }),
             };

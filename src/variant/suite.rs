@@ -5,7 +5,7 @@
 use shakmaty::Position;
 use shakmaty::variant::{Variant, VariantPosition};
 
-use crate::epd::Judgement;
+use crate::epd::{Judgement, against_bm};
 use crate::error::EpdError;
 use crate::search::Outcome;
 use crate::variant::game::parse_variant_fen;
@@ -69,13 +69,7 @@ pub fn judge_variant(entry: &VariantEntry, outcome: &Outcome) -> Judgement {
     if pv.len().div_ceil(2) != moves.unsigned_abs() as usize || !verify_variant_line(&entry.pos, attacker, pv, &[]) {
         return Judgement::BadLine;
     }
-    match entry.bm {
-        None => Judgement::Found,
-        Some(bm) if (bm > 0) != (moves > 0) => Judgement::Wrong,
-        Some(bm) if moves.abs() < bm.abs() => Judgement::Better,
-        Some(bm) if moves.abs() == bm.abs() => Judgement::Best,
-        Some(_) => Judgement::Found,
-    }
+    against_bm(entry.bm, moves)
 }
 
 #[cfg(test)]
