@@ -49,6 +49,11 @@ const FALLBACK_AFTER_STOP: Duration = Duration::from_millis(15);
 /// decides whether the game is won before the 50-move rule (docs/design.md).
 const CLOCK_PROVER_SHARE: f64 = 0.4;
 
+/// The prover's share in a variant's clock game: the variant fallback is a small
+/// alpha-beta without the chess fallback's endgame technique, and variant games turn on
+/// short forced wins, so the prover gets most of the move's time.
+const VARIANT_CLOCK_PROVER_SHARE: f64 = 0.75;
+
 /// How often a running search reports its progress (nodes, bound, time).
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
@@ -149,11 +154,11 @@ type PonderState = Arc<Mutex<Ponder>>;
 /// proven (at least half of it); in clock play a share, since the game goes on with the
 /// fallback's move when no mate is proven; under `go depth` alone half, since the
 /// fallback's depth is asked for as well. Decided once at `go`, pondering or not.
-fn prover_time(limits: &Limits, budget: Duration) -> Duration {
+fn prover_time(limits: &Limits, budget: Duration, variant: Variant) -> Duration {
     let clock_game = limits.clock.is_some() && limits.movetime.is_none();
     let depth_only = limits.depth.is_some() && limits.clock.is_none() && limits.movetime.is_none();
     if clock_game {
-        budget.mul_f64(CLOCK_PROVER_SHARE)
+        budget.mul_f64(if variant == Variant::Chess { CLOCK_PROVER_SHARE } else { VARIANT_CLOCK_PROVER_SHARE })
     } else if depth_only {
         budget / 2
     } else {
@@ -434,7 +439,7 @@ impl Engine {
         });
         let control = Control::new();
         let budget = limits.time_budget(self.pos.turn(), self.settings.move_overhead);
-        let prover_time = budget.map(|b| prover_time(&limits, b));
+        let prover_time = budget.map(|b| prover_time(&limits, b, self.variant));
         let ponder = match limits.ponder {
             true => Ponder::On { prover_time },
             false => Ponder::Off,
@@ -900,17 +905,18 @@ mod tests {
         let fixed = Limits { movetime: Some(ms(1000)), ..Limits::default() };
         let budget = fixed.time_budget(shakmaty::Color::White, ms(30)).unwrap();
         assert_eq!(budget, ms(970));
-        assert_eq!(prover_time(&fixed, budget), ms(970) - FALLBACK_AFTER_STOP);
+        assert_eq!(prover_time(&fixed, budget, Variant::Chess), ms(970) - FALLBACK_AFTER_STOP);
         // A short budget keeps half for the fallback's move.
-        assert_eq!(prover_time(&fixed, ms(20)), ms(10));
+        assert_eq!(prover_time(&fixed, ms(20), Variant::Chess), ms(10));
         let mate =
             Limits { mate: crate::chess::mate_len::MateBound::new(5), movetime: Some(ms(1000)), ..Limits::default() };
-        assert_eq!(prover_time(&mate, budget), ms(970) - FALLBACK_AFTER_STOP);
+        assert_eq!(prover_time(&mate, budget, Variant::Chess), ms(970) - FALLBACK_AFTER_STOP);
         let clock = crate::limits::Clock { wtime: Some(ms(60_000)), ..Default::default() };
         let game = Limits { clock: Some(clock), ..Limits::default() };
-        assert_eq!(prover_time(&game, ms(1000)), ms(400));
+        assert_eq!(prover_time(&game, ms(1000), Variant::Chess), ms(400));
+        assert_eq!(prover_time(&game, ms(1000), Variant::Crazyhouse), ms(750), "variants give the prover more");
         let depth = Limits { depth: Some(12), ..Limits::default() };
-        assert_eq!(prover_time(&depth, ms(1000)), ms(500));
+        assert_eq!(prover_time(&depth, ms(1000), Variant::Chess), ms(500));
     }
 
     #[test]
