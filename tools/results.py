@@ -85,8 +85,9 @@ def variants_section(pnmate, fairy, games):
            f'{VARIANT_LIMIT:g} s a position, 1 thread, Hash 256, both engines side by side, one process each. '
            'A win counts when its line replays on python-chess\'s board of the variant: legal, 2M-1 or 2M '
            'plies for a win in M, won by the claimant at its last move and not before, no draw claim for the '
-           'loser on the way. Best: as short as the suite\'s win or shorter. Fairy-Stockfish 11.1 has no '
-           'atomic: there pnmate runs alone.', '',
+           'loser on the way. Best: as short as the suite\'s win or shorter. A line python-chess cannot '
+           'read counts as bad: Fairy-Stockfish\'s racing kings lines go on past the win, where python-chess '
+           'finds no legal move. Fairy-Stockfish 11.1 has no atomic: there pnmate runs alone.', '',
            '| variant | positions | pnmate found / best / bad | Fairy-Stockfish found / best / bad | found ratio | best ratio |',
            '|---|---|---|---|---|---|']
     for variant in VARIANTS:
