@@ -17,7 +17,7 @@ use shakmaty::{Color, EnPassantMode, Move, Position};
 
 use crate::chess::mate_len::Plies;
 use crate::chess::movecode::MoveCode;
-use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, Repetitions, can_claim_fifty};
+use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, Repetitions, can_claim_fifty, clock_after};
 use crate::dfpn::children::{Aggregate, Child, Expansion, MoveClass, aggregate, best_move};
 use crate::dfpn::monitor::Monitor;
 use crate::dfpn::pndn::PnDn;
@@ -220,6 +220,13 @@ impl<'a> VSolver<'a> {
         }
         let within = r.pred();
         children.reserve(moves.len());
+        // Every child is probed below: its bucket is asked for first, from the hash the
+        // move gives without playing it, so that the misses overlap the children's work.
+        for &m in &moves {
+            if let Some(h) = node.pos.update_zobrist_hash(Zobrist64(node.hash), m, EnPassantMode::Legal) {
+                self.tt.prefetch(self.keys.key(h.0, clock_after(node.pos.halfmoves(), m), within));
+            }
+        }
         for &m in &moves {
             let child = node.play(m);
             self.monitor.count(1);
