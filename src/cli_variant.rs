@@ -5,16 +5,15 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use pnmate::chess::position::uci_for;
 use pnmate::dfpn::monitor::{Control, Monitor};
 use pnmate::epd::Judgement;
 use pnmate::proof::certify::CertLimits;
 use pnmate::search::{Event, search_thread};
 use pnmate::variant::certify::certify_variant;
 use pnmate::variant::suite::{VariantEntry, judge_variant, parse_variant_line};
-use pnmate::variant::{VariantParams, VariantSearch, parse_variant_fen, variant_named};
+use pnmate::variant::{VARIANT_NAMES, VariantParams, VariantSearch, parse_variant_fen, variant_named};
 use pnmate::{MateBound, Outcome, Table};
-use shakmaty::Position;
-use shakmaty::uci::UciMove;
 use shakmaty::variant::{Variant, VariantPosition};
 
 use crate::cli::{EpdArgs, SolveArgs, fail, progress_bar, seconds};
@@ -22,14 +21,9 @@ use crate::cli::{EpdArgs, SolveArgs, fail, progress_bar, seconds};
 /// The variant called `name`, or why not.
 pub fn variant_of(name: &str) -> Result<Variant, String> {
     variant_named(name).ok_or_else(|| {
-        format!("unknown variant '{name}': want chess, antichess, atomic, crazyhouse, horde, kingofthehill, racingkings or 3check")
+        let (last, rest) = VARIANT_NAMES.split_last().expect("variants have names");
+        format!("unknown variant '{name}': want {} or {last}", rest.join(", "))
     })
-}
-
-/// A line in UCI notation (drops as `Q@e4`).
-fn uci_line(pos: &VariantPosition, moves: &[shakmaty::Move]) -> String {
-    let mode = pos.castles().mode();
-    moves.iter().map(|&m| UciMove::from_move(m, mode).to_string()).collect::<Vec<_>>().join(" ")
 }
 
 /// One search of `pos` with a fresh look at `tt`; the outcome and the nodes spent.
@@ -87,7 +81,7 @@ pub fn run_solve_variant(args: &SolveArgs, name: &str) -> i32 {
                 if exact { " (shortest)" } else { "" },
                 stats.nodes,
                 stats.time.as_millis(),
-                uci_line(&pos, &pv)
+                uci_for(&pos, &pv)
             );
         }
     };
@@ -124,7 +118,7 @@ pub fn run_solve_variant(args: &SolveArgs, name: &str) -> i32 {
             "moves": moves,
             "exact": exact,
             "within": if let Outcome::NoMate { moves } = outcome { Some(moves) } else { None },
-            "pv": uci_line(&pos, outcome.pv()).split_whitespace().collect::<Vec<_>>(),
+            "pv": uci_for(&pos, outcome.pv()).split_whitespace().collect::<Vec<_>>(),
             "nodes": nodes,
             "ms": ms,
         });
@@ -138,7 +132,7 @@ pub fn run_solve_variant(args: &SolveArgs, name: &str) -> i32 {
             let side = if matches!(outcome, Outcome::Mate { .. }) { "win" } else { "loss" };
             let shortest = if *exact { "proven shortest" } else { "shorter not excluded" };
             println!("result  {side} in {moves} ({shortest})");
-            println!("pv      {}", uci_line(&pos, outcome.pv()));
+            println!("pv      {}", uci_for(&pos, outcome.pv()));
         }
         Outcome::NoMate { moves } => println!("result  no win for either side within {moves} (proven)"),
         Outcome::Unknown => println!("result  unknown (limit reached)"),
@@ -205,7 +199,7 @@ pub fn run_epd_variant(args: &EpdArgs, name: &str) -> i32 {
                                 entry.fen,
                                 entry.bm,
                                 outcome.signed_moves(),
-                                uci_line(&entry.pos, outcome.pv())
+                                uci_for(&entry.pos, outcome.pv())
                             )
                         });
                     }

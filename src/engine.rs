@@ -765,12 +765,7 @@ impl Job {
                     (self.sink)(EngineEvent::Evaluation { cp, pv: vec![best], stats: self.progress() });
                     return (Some(best), None);
                 }
-                // After pondering, the move's time runs from ponderhit, not from `go`.
-                let spent = self.clock_started(started).elapsed();
-                let time = match self.budget {
-                    Some(b) if !self.control.stopped() => b.saturating_sub(spent).max(FALLBACK_AFTER_STOP),
-                    _ => FALLBACK_AFTER_STOP,
-                };
+                let time = self.fallback_time(started);
                 let depth = self.limits.fallback_depth();
                 // The game's fallback table, unless an earlier search still holds it.
                 let mut kept = match self.fallback_tt.try_lock() {
@@ -780,19 +775,33 @@ impl Job {
                 };
                 let table = kept.as_deref_mut();
                 match choose_move(pos, &allowed, &self.history, time, depth, Some(&self.control), table) {
-                    Some(c) => {
-                        let mut stats = self.progress();
-                        stats.depth = c.depth;
-                        stats.seldepth = stats.seldepth.max(c.depth);
-                        let pv = std::iter::once(c.best).chain(c.ponder).collect();
-                        let cp = c.score.clamp(-MAX_CP, MAX_CP);
-                        (self.sink)(EngineEvent::Evaluation { cp, pv, stats });
-                        (Some(c.best), c.ponder)
-                    }
+                    Some(c) => self.play_fallback(c.best, c.ponder, c.score, c.depth),
                     None => (None, None),
                 }
             }
         }
+    }
+
+    /// The fallback's time: what is left of the move's budget, or [`FALLBACK_AFTER_STOP`]
+    /// after a stop or without a budget. After pondering, the move's time runs from
+    /// `ponderhit`, not from `go` (`started`).
+    fn fallback_time(&self, started: Instant) -> Duration {
+        let spent = self.clock_started(started).elapsed();
+        match self.budget {
+            Some(b) if !self.control.stopped() => b.saturating_sub(spent).max(FALLBACK_AFTER_STOP),
+            _ => FALLBACK_AFTER_STOP,
+        }
+    }
+
+    /// Reports a fallback move (its score and depth, with the expected reply when known)
+    /// and plays it.
+    fn play_fallback(&self, best: Move, ponder: Option<Move>, score: i32, depth: u32) -> (Option<Move>, Option<Move>) {
+        let mut stats = self.progress();
+        stats.depth = depth;
+        stats.seldepth = stats.seldepth.max(depth);
+        let pv = std::iter::once(best).chain(ponder).collect();
+        (self.sink)(EngineEvent::Evaluation { cp: score.clamp(-MAX_CP, MAX_CP), pv, stats });
+        (Some(best), ponder)
     }
 
     /// A variant's search: the variant prover, then its move or the variant fallback's.
@@ -819,21 +828,9 @@ impl Job {
         match &outcome {
             Outcome::Mate { pv, .. } | Outcome::Mated { pv, .. } if !pv.is_empty() => (Some(pv[0]), pv.get(1).copied()),
             _ => {
-                let spent = self.clock_started(started).elapsed();
-                let time = match self.budget {
-                    Some(b) if !self.control.stopped() => b.saturating_sub(spent).max(FALLBACK_AFTER_STOP),
-                    _ => FALLBACK_AFTER_STOP,
-                };
-                let depth = self.limits.fallback_depth();
-                match choose_variant_move(pos, time, Some(depth), Some(&self.control)) {
-                    Some(c) => {
-                        let mut stats = self.progress();
-                        stats.depth = c.depth;
-                        stats.seldepth = stats.seldepth.max(c.depth);
-                        let cp = c.score.clamp(-MAX_CP, MAX_CP);
-                        (self.sink)(EngineEvent::Evaluation { cp, pv: vec![c.best], stats });
-                        (Some(c.best), None)
-                    }
+                let depth = Some(self.limits.fallback_depth());
+                match choose_variant_move(pos, self.fallback_time(started), depth, Some(&self.control)) {
+                    Some(c) => self.play_fallback(c.best, None, c.score, c.depth),
                     None => (None, None),
                 }
             }

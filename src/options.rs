@@ -4,6 +4,7 @@
 //! [`OptionId`], and a new engine applies every default the same way.
 
 use crate::error::OptionError;
+use crate::variant::game::VARIANT_NAMES;
 
 /// The type, range and default of an option, as UCI declares them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,10 +172,6 @@ pub const OPTIONS: &[EngineOption] = &[
         id: OptionId::Variant,
     },
 ];
-
-/// The names of the `UCI_Variant` combo, as python-chess sends them.
-pub const VARIANT_NAMES: [&str; 8] =
-    ["chess", "antichess", "atomic", "crazyhouse", "horde", "kingofthehill", "racingkings", "3check"];
 
 /// The largest table, in MB (UCI `Hash`, CLI `--hash`).
 pub const MAX_HASH_MB: i64 = 65536;

@@ -7,8 +7,9 @@
 //! This program reads the format that `src/proof/FORMAT.md` describes and uses shakmaty
 //! for the rules of chess and of lichess's variants (and shakmaty-syzygy for the
 //! tablebase leaves of a disproof, which need `--syzygy`) and nothing of the pnmate
-//! library (a test enforces it), so a bug in the prover cannot hide in the check. It re-derives every position from the
-//! root by playing the certificate's moves, so a node's stored hash only names the
+//! library (a test enforces it), so a bug in the prover cannot hide in the check. It
+//! re-derives every position from the root by playing the certificate's moves, so a
+//! node's stored hash only names the
 //! position: a hash that names another position is rejected, and a node reached from two
 //! parents must be the same position in full (board, side to move, castling rights, en
 //! passant square, halfmove clock).

@@ -91,7 +91,7 @@ pub fn uci_line_in(moves: &[shakmaty::Move], mode: CastlingMode) -> String {
 
 /// A line from `pos` in UCI notation, castling as the position's own rules write it
 /// (king takes rook in Chess960 positions).
-pub fn uci_for(pos: &Chess, moves: &[shakmaty::Move]) -> String {
+pub fn uci_for<P: Position>(pos: &P, moves: &[shakmaty::Move]) -> String {
     uci_line_in(moves, pos.castles().mode())
 }
 

@@ -7,7 +7,6 @@ use shakmaty::variant::VariantPosition;
 use shakmaty::{Color, EnPassantMode, Move, MoveList, Position};
 
 use crate::chess::mate_len::Plies;
-use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty};
 use crate::dfpn::monitor::{Control, Monitor};
 use crate::dfpn::tree::Cycles;
 use crate::dfpn::value::{Value, Verdict};
@@ -16,7 +15,7 @@ use crate::proof::certificate::{Certificate, Claim, Kind};
 use crate::proof::certify::{CertLimits, Certified, Prover, build_section};
 use crate::search::Outcome;
 use crate::tt::Table;
-use crate::variant::game::{Standing, standing};
+use crate::variant::game::{Standing, rule_end};
 use crate::variant::solver::{VNode, VSolver};
 
 /// The variant solver as the extractor's [`Prover`].
@@ -49,18 +48,11 @@ impl Prover for VariantProver<'_, '_> {
     }
 
     fn end(&self, node: &VNode, moves: &MoveList) -> Option<bool> {
-        let attacker = self.attacker();
-        match standing(&node.pos, moves, attacker) {
-            Standing::Won => return Some(true),
-            Standing::Over => return Some(false),
-            Standing::Open => {}
+        match rule_end(&node.pos, moves, self.attacker()) {
+            Standing::Won => Some(true),
+            Standing::Over => Some(false),
+            Standing::Open => None,
         }
-        let drawn = if node.pos.turn() == attacker {
-            node.pos.halfmoves() >= AUTOMATIC_DRAW_CLOCK
-        } else {
-            can_claim_fifty(&node.pos, moves)
-        };
-        (drawn || node.pos.has_insufficient_material(attacker)).then_some(false)
     }
 
     fn lookup(&self, node: &VNode, bound: Plies) -> Option<Value> {

@@ -5,22 +5,16 @@
 use shakmaty::uci::UciMove;
 use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{CastlingMode, Color, EnPassantMode, KnownOutcome, Move, MoveList, Position, Setup, fen::Fen};
+use shakmaty::{CastlingMode, Color, EnPassantMode, Move, MoveList, Position, Setup, fen::Fen};
 
 use crate::chess::position::MAX_HALFMOVES;
+use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty};
 use crate::error::SetupError;
 
-/// Every variant a `UCI_Variant` combo offers, chess first, by the names python-chess sends.
-pub const VARIANTS: [Variant; 8] = [
-    Variant::Chess,
-    Variant::Antichess,
-    Variant::Atomic,
-    Variant::Crazyhouse,
-    Variant::Horde,
-    Variant::KingOfTheHill,
-    Variant::RacingKings,
-    Variant::ThreeCheck,
-];
+/// Every variant the `UCI_Variant` combo offers, chess first, by the names python-chess
+/// sends.
+pub const VARIANT_NAMES: [&str; 8] =
+    ["chess", "antichess", "atomic", "crazyhouse", "horde", "kingofthehill", "racingkings", "3check"];
 
 /// The variant called `name`: its UCI name or a common alias (lichess's `threeCheck`,
 /// `standard`, ...), case-insensitive.
@@ -104,24 +98,24 @@ pub enum Standing {
     Open,
 }
 
+/// A finished game's standing for `attacker`, given its winner (None: a draw).
+fn decided(winner: Option<Color>, attacker: Color) -> Standing {
+    if winner == Some(attacker) { Standing::Won } else { Standing::Over }
+}
+
 /// The standing of `pos` for `attacker`, from the variant's own end first, then mate
 /// and stalemate (antichess's stalemate is its own end: the stalemated side wins).
 pub fn standing(pos: &VariantPosition, moves: &MoveList, attacker: Color) -> Standing {
-    let decided = |winner: Option<Color>| if winner == Some(attacker) { Standing::Won } else { Standing::Over };
     if let VariantPosition::Antichess(_) = pos {
         // shakmaty's own test generates the moves again: the side with no man left or
         // no move wins.
         let out = pos.board().by_color(pos.turn()).is_empty() || moves.is_empty();
-        return if out { decided(Some(pos.turn())) } else { Standing::Open };
+        return if out { decided(Some(pos.turn()), attacker) } else { Standing::Open };
     }
-    if let Some(known) = pos.variant_outcome().known() {
-        return decided(known.winner());
+    match end_without_moves(pos, attacker) {
+        Standing::Open if moves.is_empty() => decided(pos.is_check().then_some(!pos.turn()), attacker),
+        end => end,
     }
-    if moves.is_empty() {
-        let outcome = if pos.is_check() { KnownOutcome::Decisive { winner: !pos.turn() } } else { KnownOutcome::Draw };
-        return decided(outcome.winner());
-    }
-    Standing::Open
 }
 
 /// The standing of `pos` for `attacker` as far as the variant's own end tells, without its
@@ -129,22 +123,23 @@ pub fn standing(pos: &VariantPosition, moves: &MoveList, attacker: Color) -> Sta
 /// antichess, whose end needs the moves.
 pub fn end_without_moves(pos: &VariantPosition, attacker: Color) -> Standing {
     match pos.variant_outcome().known() {
-        Some(known) if known.winner() == Some(attacker) => Standing::Won,
-        Some(_) => Standing::Over,
+        Some(known) => decided(known.winner(), attacker),
         None => Standing::Open,
     }
 }
 
-/// The starting position of `variant` (horde and racing kings have their own).
-pub fn start_position(variant: Variant) -> VariantPosition {
-    VariantPosition::new(variant)
-}
-
-/// A legal position of `variant` from a standard-chess one, for variants that share its
-/// setup (used by tests and the suite tools); None where the variant rejects it.
-pub fn from_chess(variant: Variant, pos: &shakmaty::Chess) -> Option<VariantPosition> {
-    let setup = pos.to_setup(EnPassantMode::Legal);
-    VariantPosition::from_setup(variant, setup, pos.castles().mode()).ok()
+/// The standing of `pos` for `attacker` once the draws the rules give are counted too:
+/// the attacker's insufficient material, at the defender's turn its 50-move claim, at
+/// the attacker's turn the automatic 75-move draw. The solver and the certificates both
+/// end a node here; repetition claims depend on the game and are the solver's.
+pub fn rule_end(pos: &VariantPosition, moves: &MoveList, attacker: Color) -> Standing {
+    let end = standing(pos, moves, attacker);
+    if end != Standing::Open {
+        return end;
+    }
+    let drawn =
+        if pos.turn() == attacker { pos.halfmoves() >= AUTOMATIC_DRAW_CLOCK } else { can_claim_fifty(pos, moves) };
+    if drawn || pos.has_insufficient_material(attacker) { Standing::Over } else { Standing::Open }
 }
 
 #[cfg(test)]
@@ -157,7 +152,7 @@ mod tests {
 
     #[test]
     fn names_python_chess_sends_are_all_known() {
-        for name in ["chess", "antichess", "atomic", "crazyhouse", "horde", "kingofthehill", "racingkings", "3check"] {
+        for name in VARIANT_NAMES {
             assert_eq!(variant_named(name).map(|v| v.uci()), Some(name));
         }
         assert_eq!(variant_named("threeCheck"), Some(Variant::ThreeCheck));
@@ -205,12 +200,14 @@ mod tests {
 
     #[test]
     fn move_lists_play_drops_and_keep_the_history_of_reversible_moves() {
-        let (p, history) =
-            play_variant_moves(start_position(Variant::Crazyhouse), ["e2e4", "d7d5", "e4d5", "d8d5", "g1f3", "g8f6"])
-                .unwrap();
+        let (p, history) = play_variant_moves(
+            VariantPosition::new(Variant::Crazyhouse),
+            ["e2e4", "d7d5", "e4d5", "d8d5", "g1f3", "g8f6"],
+        )
+        .unwrap();
         assert_eq!(history.len(), 6, "in crazyhouse a capture returns through the pockets: any position may recur");
         let (_, history) = play_variant_moves(
-            start_position(Variant::KingOfTheHill),
+            VariantPosition::new(Variant::KingOfTheHill),
             ["e2e4", "d7d5", "e4d5", "d8d5", "g1f3", "g8f6"],
         )
         .unwrap();
@@ -218,7 +215,7 @@ mod tests {
         let (after, _) = play_variant_moves(p, ["P@e5"]).unwrap();
         assert!(after.pockets().is_some_and(|pk| pk.white.pawn == 0));
         assert!(matches!(
-            play_variant_moves(start_position(Variant::RacingKings), ["e2e4"]),
+            play_variant_moves(VariantPosition::new(Variant::RacingKings), ["e2e4"]),
             Err(SetupError::Move { index: 1, .. })
         ));
     }

@@ -15,5 +15,5 @@ pub mod search;
 pub(crate) mod solver;
 pub mod suite;
 
-pub use game::{VARIANTS, parse_variant_fen, play_variant_moves, variant_named};
+pub use game::{VARIANT_NAMES, parse_variant_fen, play_variant_moves, variant_named};
 pub use search::{VariantParams, VariantSearch, solve_variant, verify_variant_line};

@@ -64,6 +64,11 @@ struct Question {
 }
 
 impl Question {
+    /// The shortest win proven so far, its line shown or not.
+    fn shortest(&self) -> Option<Plies> {
+        self.proven.as_ref().map(|(p, _)| *p).or(self.unshown)
+    }
+
     fn settled(&self, cap: Plies) -> bool {
         match &self.proven {
             Some((p, _)) => self.at_least >= *p,
@@ -138,12 +143,12 @@ impl<'a> VariantSearch<'a> {
     fn ask(&mut self, q: &mut Question, cap: Plies, budget: u64) {
         // Progress reports show the bound that can end the search: the near bound, or the
         // bound a found win is being tightened to.
-        let shown = q.proven.as_ref().map(|(p, _)| *p).or(q.unshown).map_or(q.at_least, |p| Plies::new(p.get() - 1));
+        let shown = q.shortest().map_or(q.at_least, |p| Plies::new(p.get() - 1));
         self.monitor.control().publish_depth(u32::from(shown.min(cap).get()), self.seldepth);
         let tt = self.tt;
         let mut solver = VSolver::new(tt, self.monitor, self.variant, q.attacker, self.repetitions.as_ref());
         let mut proofs = Vec::new();
-        match q.proven.as_ref().map(|(p, _)| *p).or(q.unshown) {
+        match q.shortest() {
             Some(p) => {
                 // Shorter than the shortest so far, or proven shortest.
                 let shorter = Plies::new(p.get() - 1);
@@ -180,9 +185,7 @@ impl<'a> VariantSearch<'a> {
         self.seldepth = self.seldepth.max(solver.seldepth as u32);
         if let Some(&p) = proofs.iter().min() {
             let mut builder = LineBuilder::new(solver);
-            let line = builder.build(&self.root, p);
-            self.monitor.begin(None);
-            match line {
+            match builder.build(&self.root, p) {
                 Some((length, moves))
                     if verify_variant_line(&self.root.pos, q.attacker, &moves, &self.params.history) =>
                 {
@@ -204,7 +207,6 @@ impl<'a> VariantSearch<'a> {
     /// The search's answer from its questions.
     fn outcome(&mut self, questions: &[Question; 2], cap: Plies) -> Outcome {
         let [win, loss] = questions;
-        let moves = |p: Plies| u32::from(p.get()).div_ceil(2);
         if let Some((p, pv)) = &win.proven {
             return Outcome::Mate { moves: moves(*p), exact: win.at_least >= *p, pv: pv.clone() };
         }
@@ -226,10 +228,14 @@ impl<'a> VariantSearch<'a> {
     }
 }
 
+/// The moves of a win of `plies` plies: its line has `2M - 1` or `2M` plies.
+fn moves(plies: Plies) -> u32 {
+    u32::from(plies.get()).div_ceil(2)
+}
+
 /// A win of `plies` plies as UCI scores it, from the side to move's view.
 fn mate_len(side_to_move_wins: bool, plies: Plies) -> MateLen {
-    let moves = u32::from(plies.get()).div_ceil(2);
-    if side_to_move_wins { MateLen::mate_in(moves) } else { MateLen::mated_in(moves) }
+    if side_to_move_wins { MateLen::mate_in(moves(plies)) } else { MateLen::mated_in(moves(plies)) }
 }
 
 /// A node's place on a line: its proven length, the move played and the child's bound.
@@ -267,7 +273,7 @@ impl<'s> LineBuilder<'s> {
     /// A proven length of the win from `node` within `r` plies (None: no proof found).
     fn length(&mut self, node: &VNode, r: u16) -> Option<u16> {
         if let Some(known) = self.memo.get(&(node.hash, r)) {
-            return known.map_or(None, |(l, _, _)| Some(l));
+            return known.map(|(l, _, _)| l);
         }
         self.steps += 1;
         if self.steps > LINE_STEPS || self.solver.monitor.hard_stopped() {
@@ -303,13 +309,12 @@ impl<'s> LineBuilder<'s> {
                 })
                 .collect();
             if wins.is_empty() {
-                // The proofs left the table: search this node again, then look once more.
-                let tt_hit = self.solver.lookup(node, Plies::new(r)).is_some_and(|v| v.is_proven());
-                let best = self.solver.tt_best(node, Plies::new(r));
-                if !tt_hit {
+                // The children's proofs left the table: take the move the node's own proof
+                // records, if it still holds, and prove its child again.
+                if !self.solver.lookup(node, Plies::new(r)).is_some_and(|v| v.is_proven()) {
                     return None;
                 }
-                if let Some(m) = best {
+                if let Some(m) = self.solver.tt_best(node, Plies::new(r)) {
                     let child = node.play(m);
                     if let Some(l) = proven(self, &child) {
                         wins.push((l, m, child));
@@ -356,7 +361,8 @@ pub fn verify_variant_line(pos: &VariantPosition, attacker: Color, line: &[Move]
     for &h in history {
         *seen.entry(h).or_default() += 1;
     }
-    for (i, &m) in line.iter().enumerate() {
+    // A game that ends before the last move fails the next move's test.
+    for &m in line {
         let moves = pos.legal_moves();
         if standing(&pos, &moves, attacker) != Standing::Open || !moves.contains(&m) {
             return false;
@@ -367,9 +373,6 @@ pub fn verify_variant_line(pos: &VariantPosition, attacker: Color, line: &[Move]
             return false;
         }
         pos.play_unchecked(m);
-        if i + 1 < line.len() && standing(&pos, &pos.legal_moves(), attacker) == Standing::Won {
-            return false;
-        }
     }
     !line.is_empty() && standing(&pos, &pos.legal_moves(), attacker) == Standing::Won
 }

@@ -17,7 +17,7 @@ use shakmaty::{Color, EnPassantMode, Move, Position};
 
 use crate::chess::mate_len::Plies;
 use crate::chess::movecode::MoveCode;
-use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, Repetitions, can_claim_fifty, clock_after};
+use crate::chess::rules::{Repetitions, clock_after};
 use crate::dfpn::children::{Aggregate, Child, Expansion, MoveClass, aggregate, best_move};
 use crate::dfpn::monitor::Monitor;
 use crate::dfpn::pndn::PnDn;
@@ -26,7 +26,7 @@ use crate::dfpn::tree::Cycles;
 use crate::dfpn::value::Value;
 use crate::knowledge::variants::VariantGuide;
 use crate::tt::{Record, Table};
-use crate::variant::game::{Standing, end_without_moves, hash, standing};
+use crate::variant::game::{Standing, end_without_moves, hash, rule_end, standing};
 
 /// A variant position with its Zobrist hash.
 #[derive(Clone, Debug)]
@@ -44,12 +44,24 @@ impl VNode {
         VNode { pos, hash }
     }
 
+    /// The hash after legal move `m` from the move alone, where shakmaty can update it.
+    #[inline]
+    fn incremental_hash(&self, m: Move) -> Option<u64> {
+        self.pos.update_zobrist_hash(Zobrist64(self.hash), m, EnPassantMode::Legal).map(|z| z.0)
+    }
+
+    /// The hash of the position after legal move `m` (from the move alone where shakmaty
+    /// can, else after playing it).
+    pub fn child_hash(&self, m: Move) -> u64 {
+        self.incremental_hash(m).unwrap_or_else(|| self.play(m).hash)
+    }
+
     /// The node after legal move `m`, its hash updated from the move where shakmaty can.
     pub fn play(&self, m: Move) -> VNode {
-        let incremental = self.pos.update_zobrist_hash(Zobrist64(self.hash), m, EnPassantMode::Legal);
+        let incremental = self.incremental_hash(m);
         let mut pos = self.pos.clone();
         pos.play_unchecked(m);
-        let hash = incremental.map_or_else(|| hash(&pos), |z| z.0);
+        let hash = incremental.unwrap_or_else(|| hash(&pos));
         debug_assert_eq!(hash, crate::variant::game::hash(&pos), "incremental hash after {m:?}");
         VNode { pos, hash }
     }
@@ -193,27 +205,19 @@ impl<'a> VSolver<'a> {
     fn expand(&mut self, node: &VNode, r: Plies, or: bool, ply: usize, children: &mut Vec<Child>) -> Expansion {
         let decided = |v| Expansion::Decided(v, MoveCode::NONE);
         let moves = node.pos.legal_moves();
-        match standing(&node.pos, &moves, self.attacker) {
+        match rule_end(&node.pos, &moves, self.attacker) {
             Standing::Won => return decided(Value::proven(Plies::ZERO)),
             Standing::Over => return decided(Value::disproven(Plies::INFINITE)),
             Standing::Open => {}
         }
-        if node.pos.has_insufficient_material(self.attacker) {
-            return decided(Value::disproven(Plies::INFINITE));
-        }
-        // The defender claims the 50-move rule or a repetition on its own turn; at the
-        // attacker's turn only the automatic 75-move draw ends the game.
-        if or && node.pos.halfmoves() >= AUTOMATIC_DRAW_CLOCK {
-            return decided(Value::disproven(Plies::INFINITE));
-        }
-        if !or {
-            let claims = self.repetitions.is_some_and(|reps| {
+        // The defender claims a repetition on its own turn.
+        if !or
+            && self.repetitions.is_some_and(|reps| {
                 reps.claims_here(node.hash, ply == 0 && self.at_game_root)
-                    || moves.iter().any(|&m| reps.claims_by_moving_to(node.play(m).hash))
-            });
-            if claims || can_claim_fifty(&node.pos, &moves) {
-                return decided(Value::disproven(Plies::INFINITE));
-            }
+                    || moves.iter().any(|&m| reps.claims_by_moving_to(node.child_hash(m)))
+            })
+        {
+            return decided(Value::disproven(Plies::INFINITE));
         }
         if r == Plies::ZERO {
             return decided(Value::disproven(Plies::new(1)));
@@ -223,8 +227,8 @@ impl<'a> VSolver<'a> {
         // Every child is probed below: its bucket is asked for first, from the hash the
         // move gives without playing it, so that the misses overlap the children's work.
         for &m in &moves {
-            if let Some(h) = node.pos.update_zobrist_hash(Zobrist64(node.hash), m, EnPassantMode::Legal) {
-                self.tt.prefetch(self.keys.key(h.0, clock_after(node.pos.halfmoves(), m), within));
+            if let Some(h) = node.incremental_hash(m) {
+                self.tt.prefetch(self.keys.key(h, clock_after(node.pos.halfmoves(), m), within));
             }
         }
         for &m in &moves {
