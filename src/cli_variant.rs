@@ -182,10 +182,11 @@ pub fn run_epd_variant(args: &EpdArgs, name: &str) -> i32 {
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             scope.spawn(|| {
-                let tt = Table::new(args.hash);
+                let mut tt = Table::new(args.hash);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(entry) = entries.get(i) else { break };
+                    tt.clear(); // independent positions: results do not depend on scheduling
                     let t0 = Instant::now();
                     let (outcome, nodes) =
                         search(&entry.pos, None, time, args.nodes, &tt, &mut |_| {}).unwrap_or((Outcome::Unknown, 0));
