@@ -24,7 +24,8 @@ mate, whose line proves it). A claim whose line fails a check is a bad claim.
 checked on its board of the variant: legal, 2|M|-1 or 2|M| plies (the win falls on
 the winner's move or on the loser's, as when an antichess player must take the last
 man), the game going on until the last move and won there by the claimant, and no
-draw the loser could claim on its turns along the line.
+draw the loser could claim on its turns along the line. Moves a line gives after the
+game has ended are dropped before it is judged.
 
 Needs python-chess (pip install chess). Prints one row per engine; --json writes every
 position's claims.
@@ -94,6 +95,29 @@ def check_variant_line(fen, mate, line):
         return f'{len(line)} plies for a win in {mate}'
     outcome = board.outcome(claim_draw=False)
     return None if outcome is not None and outcome.winner == winner else 'does not end in a win'
+
+
+def _variation_to_the_end(root_board, line):
+    """python-chess's parser of a `pv`, except that the moves after the game has ended
+    are dropped instead of the whole line: Fairy-Stockfish's racing kings lines go on
+    one ply past the win, and python-chess would otherwise report no line at all."""
+    board = root_board.copy(stack=False)
+    moves = []
+    while True:
+        token, rest = chess.engine._next_token(line)
+        if not chess.engine.UCI_REGEX.match(token):
+            return moves, line
+        if not board.is_variant_end():
+            moves.append(board.push_uci(token))
+        line = rest
+
+
+def use_variant(name):
+    """Judges the suites and lines of lichess's variant `name` from now on."""
+    global BOARD
+    import chess.variant
+    BOARD = chess.variant.find_variant(name)
+    chess.engine._create_variation_line = _variation_to_the_end
 
 
 def check_line(fen, mate, line):
@@ -221,9 +245,7 @@ def main():
     ap.add_argument('--variant', help="the suite's variant (python-chess's UCI name, e.g. atomic)")
     args = ap.parse_args()
     if args.variant and args.variant != 'chess':
-        global BOARD
-        import chess.variant
-        BOARD = chess.variant.find_variant(args.variant)
+        use_variant(args.variant)
 
     suite = load(args.epd, args.sample, args.seed)
     done = {}

@@ -78,20 +78,19 @@ def quiet(*_):
 def variants_section(pnmate, fairy, games):
     """pnmate beside Fairy-Stockfish on each variant suite's sample (atomic: pnmate
     alone), and with `games` the clock games of tools/variant_games.py."""
-    import chess.variant
     import compare
     out = [VARIANTS_HEADING, '',
            f'Samples of {VARIANT_SAMPLE} positions of each suite in `epd/variants/` (seed {VARIANT_SEED}), '
            f'{VARIANT_LIMIT:g} s a position, 1 thread, Hash 256, both engines side by side, one process each. '
            'A win counts when its line replays on python-chess\'s board of the variant: legal, 2M-1 or 2M '
            'plies for a win in M, won by the claimant at its last move and not before, no draw claim for the '
-           'loser on the way. Best: as short as the suite\'s win or shorter. A line python-chess cannot '
-           'read counts as bad: Fairy-Stockfish\'s racing kings lines go on past the win, where python-chess '
-           'finds no legal move. Fairy-Stockfish 11.1 has no atomic: there pnmate runs alone.', '',
+           'loser on the way. Best: as short as the suite\'s win or shorter. Moves a line gives after the game '
+           'has ended are dropped first (Fairy-Stockfish\'s racing kings lines go on one ply past the win). '
+           'Fairy-Stockfish 11.1 has no atomic: there pnmate runs alone.', '',
            '| variant | positions | pnmate found / best / bad | Fairy-Stockfish found / best / bad | found ratio | best ratio |',
            '|---|---|---|---|---|---|']
     for variant in VARIANTS:
-        compare.BOARD = chess.variant.find_variant(variant)
+        compare.use_variant(variant)
         suite = compare.load(f'epd/variants/{variant}.epd', VARIANT_SAMPLE, VARIANT_SEED)
         engines = [pnmate] + ([fairy] if variant != 'atomic' else [])
         print(f'{variant}: {len(suite)} positions', file=sys.stderr)
