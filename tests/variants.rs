@@ -182,6 +182,19 @@ fn variant_certificates_are_checked_by_pnmate_check_and_a_forged_one_is_refused(
         assert!(out.status.success(), "{variant} {fen}: {}", String::from_utf8_lossy(&out.stdout));
         assert_eq!(check(&file), format!("valid: {variant} win in {moves}, shortest"), "{variant} {fen}");
     }
+    // A racing kings refutation ends where the attacking king is too far from the eighth
+    // rank for the plies left, so the shortest win's certificate stays small (without that
+    // rule its refutation of a win in 3 lists some 7,000 nodes, 94 kB).
+    let file = dir.join("racing.cert");
+    let out = Command::new(env!("CARGO_BIN_EXE_pnmate"))
+        .args(["solve", "--variant", "racingkings", "--time", "30", "--proof", file.to_str().unwrap()])
+        .arg("q5n1/3B4/4K3/1Q6/8/8/k7/8 w - - 3 23")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(check(&file), "valid: racingkings win in 4, shortest");
+    let size = std::fs::metadata(&file).unwrap().len();
+    assert!(size < 40_000, "{size} bytes");
     // "No win within 2" for both sides: king of the hill, both kings three steps away.
     let file = dir.join("nowin.cert");
     let out = Command::new(env!("CARGO_BIN_EXE_pnmate"))

@@ -31,7 +31,9 @@ const TABLEBASES: &str = "tablebases syzygy";
 const TABLEBASE_LEAF: u64 = 1023;
 const RULES: &str = "pnmate-1";
 /// The rules of a variant's certificate: its wins take the place of mate.
-const VARIANT_RULES: &str = "pnmate-variant-1";
+/// Version 1 lacked the racing kings leaf rule, which only raises leaf values: its
+/// certificates are read with version 2's rules.
+const VARIANT_RULES: &str = "pnmate-variant-2";
 const TRAILER: &[u8] = b"END\n";
 /// The halfmove clock at which the game ends in a draw at the attacker's turn (75 moves).
 const AUTOMATIC_DRAW_CLOCK: u32 = 150;
@@ -229,7 +231,7 @@ fn read_header(r: &mut Reader) -> Verdict<Header> {
     let rules = r.line()?;
     let variant = if rules == format!("rules {RULES}") {
         Variant::Chess
-    } else if rules == format!("rules {VARIANT_RULES}") {
+    } else if rules == format!("rules {VARIANT_RULES}") || rules == "rules pnmate-variant-1" {
         let line = r.line()?;
         let name = line.strip_prefix("variant ").ok_or("a variant certificate names its variant next")?;
         match Variant::from_uci(name) {
@@ -322,6 +324,24 @@ fn ended(pos: &VariantPosition, legal: &MoveList, attacker: Color) -> Option<boo
 }
 
 /// The code of a move (FORMAT.md, "Moves").
+/// Plies within which the rules alone rule out `attacker`'s win: in racing kings, a king
+/// d ranks below the eighth needs d moves, which take 2d-1 plies from its own turn and 2d
+/// from the other side's.
+fn out_of_reach(pos: &VariantPosition, attacker: Color) -> u32 {
+    let Some(king) = pos.board().king_of(attacker).filter(|_| pos.variant() == Variant::RacingKings) else {
+        return 0;
+    };
+    let ranks = 7 - u32::from(king.rank());
+    let least = if ranks == 0 {
+        0
+    } else if pos.turn() == attacker {
+        2 * ranks - 1
+    } else {
+        2 * ranks
+    };
+    least.saturating_sub(1)
+}
+
 fn code(m: &Move) -> u16 {
     let (from, to, promotion) = match *m {
         Move::Normal { from, to, promotion, .. } => (from, to, promotion),
@@ -460,7 +480,7 @@ fn check_section(
                 if end.is_some() || pos.halfmoves() >= AUTOMATIC_DRAW_CLOCK || cannot_mate {
                     Base::Never
                 } else if mine.is_empty() {
-                    Base::Leaf(0)
+                    Base::Leaf(out_of_reach(&pos, shape.attacker))
                 } else if mine.len() != legal.len() {
                     return Err(at(&format!("refutes {} of the attacker's {} legal moves", mine.len(), legal.len())));
                 } else {
@@ -471,7 +491,7 @@ fn check_section(
                 if end.is_some() || fifty_move_claim(&pos, &legal) || cannot_mate {
                     Base::Never
                 } else if mine.is_empty() {
-                    Base::Leaf(defender_leaf)
+                    Base::Leaf(defender_leaf.max(out_of_reach(&pos, shape.attacker)))
                 } else if mine.len() > 1 {
                     return Err(at("a defender node of a disproof gives at most one reply"));
                 } else {

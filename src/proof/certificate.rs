@@ -31,7 +31,7 @@ pub const MAGIC: &str = "pnmate-certificate 1";
 /// The rules a certificate is checked under (FORMAT.md, "Rules").
 pub const RULES: &str = "pnmate-1";
 /// The rules of a variant's certificate (FORMAT.md, "Variants").
-pub const VARIANT_RULES: &str = "pnmate-variant-1";
+pub const VARIANT_RULES: &str = "pnmate-variant-2";
 /// The most edges a node may have: every legal move of a crazyhouse position fits.
 pub const MAX_EDGES: usize = 512;
 /// The bytes after the last section: a file that lacks them is truncated.

@@ -112,6 +112,11 @@ pub(crate) trait Prover {
     fn tables_refute(&self, _node: &Self::Node) -> bool {
         false
     }
+    /// Plies within which the rules alone rule out the attacker's win from `node`, as the
+    /// checker reads them at a leaf of a disproof (0: none; racing kings only).
+    fn out_of_reach(&self, _node: &Self::Node) -> u32 {
+        0
+    }
 }
 
 /// The chess solver as a [`Prover`], with the tables a disproof may end on.
@@ -331,6 +336,10 @@ impl<P: Prover> Extractor<P> {
             Some(true) => return Err(Fail::Not),
             Some(false) => return self.dag.push(id, Vec::new(), ESCAPE),
             None => {}
+        }
+        let out_of_reach = self.prover.out_of_reach(node);
+        if out_of_reach >= plies.max(1) {
+            return self.dag.push(id, Vec::new(), out_of_reach);
         }
         if P::turn(node) == self.prover.attacker() {
             if plies > 0 && self.prover.tables_refute(node) {

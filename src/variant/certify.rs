@@ -15,7 +15,7 @@ use crate::proof::certificate::{Certificate, Claim, Kind};
 use crate::proof::certify::{CertLimits, Certified, Prover, build_section};
 use crate::search::Outcome;
 use crate::tt::Table;
-use crate::variant::game::{Standing, rule_end};
+use crate::variant::game::{Standing, least_plies_to_win, rule_end};
 use crate::variant::solver::{VNode, VSolver};
 
 /// The variant solver as the extractor's [`Prover`].
@@ -72,6 +72,10 @@ impl Prover for VariantProver<'_, '_> {
 
     fn hard_stopped(&self) -> bool {
         self.solver.monitor.hard_stopped()
+    }
+
+    fn out_of_reach(&self, node: &VNode) -> u32 {
+        u32::from(least_plies_to_win(&node.pos, self.attacker())).saturating_sub(1)
     }
 }
 

@@ -142,6 +142,26 @@ pub fn rule_end(pos: &VariantPosition, moves: &MoveList, attacker: Color) -> Sta
     if drawn || pos.has_insufficient_material(attacker) { Standing::Over } else { Standing::Open }
 }
 
+/// The fewest plies in which `attacker` could still win from `pos` by the rules alone
+/// (0 where they say nothing). Racing kings is won only on the eighth rank, which the
+/// attacker's king nears by at most one rank a move: d ranks take 2d-1 plies from the
+/// attacker's turn and 2d from the defender's. A lower bound, so a disproof may rest on
+/// it; `pnmate-check` knows the same rule.
+pub fn least_plies_to_win(pos: &VariantPosition, attacker: Color) -> u16 {
+    if pos.variant() != Variant::RacingKings {
+        return 0;
+    }
+    let Some(king) = pos.board().king_of(attacker) else { return 0 };
+    let ranks = 7 - u16::from(king.rank());
+    if ranks == 0 {
+        0
+    } else if pos.turn() == attacker {
+        2 * ranks - 1
+    } else {
+        2 * ranks
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +216,16 @@ mod tests {
         // Chess rules still hold: stalemate is a draw, mate a win.
         assert_eq!(at(Variant::Crazyhouse, "k7/2Q5/1K6/8/8/8/8/8[] b - - 0 1", Color::White), Standing::Over);
         assert_eq!(at(Variant::Crazyhouse, "k7/1Q6/1K6/8/8/8/8/8[] b - - 0 1", Color::White), Standing::Won);
+    }
+
+    #[test]
+    fn racing_kings_bounds_the_plies_to_a_win_by_the_king_s_rank() {
+        // White's king on the first rank, Black's on the fourth.
+        let white = pos(Variant::RacingKings, "8/8/8/8/k7/8/8/7K w - - 0 1");
+        assert_eq!(least_plies_to_win(&white, Color::White), 13, "seven ranks: moves at plies 1, 3, ..., 13");
+        assert_eq!(least_plies_to_win(&white, Color::Black), 8, "four ranks after White's move");
+        let chess_like = pos(Variant::KingOfTheHill, "8/8/8/8/k7/8/8/7K w - - 0 1");
+        assert_eq!(least_plies_to_win(&chess_like, Color::White), 0, "only racing kings has the bound");
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::dfpn::tree::Cycles;
 use crate::dfpn::value::Value;
 use crate::knowledge::variants::VariantGuide;
 use crate::tt::{Record, Table};
-use crate::variant::game::{Standing, end_without_moves, hash, rule_end, standing};
+use crate::variant::game::{Standing, end_without_moves, hash, least_plies_to_win, rule_end, standing};
 
 /// A variant position with its Zobrist hash.
 #[derive(Clone, Debug)]
@@ -222,6 +222,10 @@ impl<'a> VSolver<'a> {
         if r == Plies::ZERO {
             return decided(Value::disproven(Plies::new(1)));
         }
+        let least = least_plies_to_win(&node.pos, self.attacker);
+        if r.get() < least {
+            return decided(Value::disproven(Plies::new(least)));
+        }
         let within = r.pred();
         children.reserve(moves.len());
         // Every child is probed below: its bucket is asked for first, from the hash the
@@ -253,6 +257,10 @@ impl<'a> VSolver<'a> {
             let value = match end {
                 Standing::Won => Value::proven(Plies::ZERO),
                 Standing::Over => Value::disproven(Plies::INFINITE),
+                // Too far from the goal for the plies left: no need to ask the table.
+                Standing::Open if within.get() < least_plies_to_win(&child.pos, self.attacker) => {
+                    Value::disproven(Plies::new(least_plies_to_win(&child.pos, self.attacker)))
+                }
                 Standing::Open => self.lookup(&child, within).unwrap_or_else(|| {
                     // An attacker's node is disproven only when every move fails: its
                     // first disproof number is its number of moves (mobility).
@@ -308,6 +316,16 @@ mod tests {
         // Atomic: Qxf7 explodes the pawn and the king beside it.
         let v = solve(Variant::Atomic, "4k3/5p2/8/7Q/8/8/8/4K3 w - - 0 1", 1, Cycles::Search);
         assert!(v.is_proven());
+    }
+
+    #[test]
+    fn racing_kings_wins_are_disproven_below_the_king_s_distance_and_proven_at_it() {
+        // White's king three ranks from the goal, Black's seven: Kh6-h7-h8.
+        let fen = "8/8/8/7K/8/8/8/k7 w - - 0 1";
+        let v = solve(Variant::RacingKings, fen, 4, Cycles::Search);
+        assert!(v.is_disproven() && v.mate.at_least == Plies::new(5), "{v:?}");
+        let v = solve(Variant::RacingKings, fen, 5, Cycles::Search);
+        assert!(v.is_proven() && v.mate.at_most == Plies::new(5), "{v:?}");
     }
 
     #[test]
