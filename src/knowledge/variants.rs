@@ -8,7 +8,8 @@
 //! compulsory, every move starts at its number of replies. The rest is each variant's
 //! goal: the king's distance to the centre (king of the hill) or to the eighth rank
 //! (racing kings), the checks still to give (three-check), men next to the defending
-//! king (atomic, where a capture there explodes it).
+//! king (atomic, where a capture there explodes it). Where the goal is one move away, the
+//! guide also names the moves that may reach it, which the solver plays to confirm.
 
 use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::{Bitboard, Color, Move, Position, Square, attacks};
@@ -104,6 +105,53 @@ impl VariantGuide {
             _ if m.is_capture() => DEFENDER_CAPTURE_PN,
             _ => 1,
         }
+    }
+}
+
+impl VariantGuide {
+    /// Whether `m`, a legal move of the attacker (to move in `pos`), may win on the spot
+    /// by the variant's own goal: a king step onto the hill, a capture beside the
+    /// defending king in atomic, a check when it is the last one three-check needs. A
+    /// filter only: the solver plays a candidate to confirm its win.
+    pub fn may_win_at_once(&self, pos: &VariantPosition, m: Move) -> bool {
+        match self.variant {
+            Variant::KingOfTheHill => m.role() == shakmaty::Role::King && CENTRE.contains(m.to()),
+            Variant::Atomic => m.is_capture() && defender_king_zone(pos, self.attacker).contains(m.to()),
+            Variant::ThreeCheck => {
+                pos.remaining_checks().is_some_and(|r| u32::from(r[self.attacker]) == 1) && may_check(pos, m)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether [`Self::may_win_at_once`] can hold for any move in `pos` (saves the scan).
+    pub fn has_wins_at_once(&self, pos: &VariantPosition) -> bool {
+        match self.variant {
+            Variant::KingOfTheHill => king_steps_to(pos, self.attacker, CENTRE) == Some(1),
+            Variant::Atomic => true,
+            Variant::ThreeCheck => pos.remaining_checks().is_some_and(|r| u32::from(r[self.attacker]) == 1),
+            _ => false,
+        }
+    }
+}
+
+/// Whether the mover's legal move `m` may give check: the moved (or dropped, or promoted)
+/// man attacks the king from its square, or it leaves a line through the king (a
+/// discovered check); castling and en passant always qualify.
+fn may_check(pos: &VariantPosition, m: Move) -> bool {
+    let mover = pos.turn();
+    let Some(king) = pos.board().king_of(!mover) else { return false };
+    let occupied = pos.board().occupied();
+    match m {
+        Move::Normal { role, from, to, promotion, .. } => {
+            let piece = shakmaty::Piece { color: mover, role: promotion.unwrap_or(role) };
+            attacks::attacks(to, piece, occupied.without(from).with(to)).contains(king)
+                || attacks::queen_attacks(king, Bitboard::EMPTY).contains(from)
+        }
+        Move::Put { role, to } => {
+            attacks::attacks(to, shakmaty::Piece { color: mover, role }, occupied.with(to)).contains(king)
+        }
+        Move::EnPassant { .. } | Move::Castle { .. } => true,
     }
 }
 

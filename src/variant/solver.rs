@@ -243,9 +243,12 @@ impl<'a> VSolver<'a> {
             // replies. Elsewhere the variant's own end is read alone; a stalemate then
             // shows when the child is expanded.
             let needs_moves = !or || self.antichess || child.pos.is_check();
+            let mut wins_next = false;
             let (end, replies) = if needs_moves {
                 let replies = child.pos.legal_moves();
-                (standing(&child.pos, &replies, self.attacker), replies.len())
+                let end = standing(&child.pos, &replies, self.attacker);
+                wins_next = !or && within > Plies::ZERO && end == Standing::Open && self.wins_at_once(&child, &replies);
+                (end, replies.len())
             } else {
                 (end_without_moves(&child.pos, self.attacker), 0)
             };
@@ -256,6 +259,7 @@ impl<'a> VSolver<'a> {
             };
             let value = match end {
                 Standing::Won => Value::proven(Plies::ZERO),
+                Standing::Open if wins_next => Value::proven(Plies::new(1)),
                 Standing::Over => Value::disproven(Plies::INFINITE),
                 // Too far from the goal for the plies left: no need to ask the table.
                 Standing::Open if within.get() < least_plies_to_win(&child.pos, self.attacker) => {
@@ -287,6 +291,23 @@ impl<'a> VSolver<'a> {
         }
         children.sort_by_key(|c| c.class);
         Expansion::Open
+    }
+}
+
+impl VSolver<'_> {
+    /// Whether the attacker, to move at `node` with legal `moves`, has a move that wins on
+    /// the spot by the variant's goal (see [`VariantGuide::may_win_at_once`]), confirmed by
+    /// playing it, where no rule has ended the game first. Saves expanding `node`.
+    fn wins_at_once(&self, node: &VNode, moves: &shakmaty::MoveList) -> bool {
+        self.guide.has_wins_at_once(&node.pos)
+            && rule_end(&node.pos, moves, self.attacker) == Standing::Open
+            && moves.iter().any(|&m| {
+                self.guide.may_win_at_once(&node.pos, m) && {
+                    let mut after = node.pos.clone();
+                    after.play_unchecked(m);
+                    end_without_moves(&after, self.attacker) == Standing::Won
+                }
+            })
     }
 }
 
@@ -326,6 +347,19 @@ mod tests {
         assert!(v.is_disproven() && v.mate.at_least == Plies::new(5), "{v:?}");
         let v = solve(Variant::RacingKings, fen, 5, Cycles::Search);
         assert!(v.is_proven() && v.mate.at_most == Plies::new(5), "{v:?}");
+    }
+
+    #[test]
+    fn a_reply_that_allows_the_last_check_is_proven_without_expanding_it() {
+        // Three-check, White has given two: whatever Black's king does, a rook check wins.
+        let node = VNode::new(parse_variant_fen(Variant::ThreeCheck, "4k3/8/8/8/8/8/8/R3K3 b - - 0 1 +2+0").unwrap());
+        let tt = Table::new(4);
+        let mut monitor = Monitor::new(Control::new(), Some(2_000_000));
+        let mut solver = VSolver::new(&tt, &mut monitor, Variant::ThreeCheck, Color::White, None);
+        let v = solver.solve(&node, Plies::new(2), None, Cycles::Search, true);
+        assert!(v.is_proven() && v.mate.at_most == Plies::new(2), "{v:?}");
+        // The root and its five replies: none of them is expanded.
+        assert_eq!(monitor.nodes(), 6);
     }
 
     #[test]
