@@ -112,7 +112,8 @@ def variants_section(pnmate, fairy, games):
         out += ['Clock games, 10 s + 0.1 s, through python-chess `engine.play` (`python3 tools/variant_games.py '
                 f'--won 20 --start 10 --seed {VARIANT_SEED}`): 20 games from won suite positions, pnmate playing '
                 'the winning side against Fairy-Stockfish (in atomic against itself), and 10 from the start '
-                'position, colours alternating. Start W/D/L is pnmate\'s.', '', '```',
+                'position, colours alternating. In time: converted within 2N plies of the suite\'s `bm #N`. '
+                'Start W/D/L is pnmate\'s.', '', '```',
                 *[line for line in text if not line.startswith('  ')], '```', '']
     out.append('')
     return '\n'.join(out)

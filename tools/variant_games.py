@@ -10,7 +10,8 @@ Two kinds of games per variant:
 The referee (python-chess's variant board) ends a game on the variant's end, a draw by
 rule (threefold repetition, 50 moves, insufficient material), an illegal move, a crash
 (the engine process died or answered nothing) or a flag. Prints one line per game and a
-summary per variant: converted, illegal moves, crashes, time losses.
+summary per variant: converted, converted within the suite's length (the win in at most
+2N plies of a `bm #N` position), illegal moves, crashes, time losses.
 
   python3 tools/variant_games.py --engine target/release/pnmate \\
       --opponent /usr/games/fairy-stockfish --won 20 --start 10 --seed 1
@@ -65,7 +66,8 @@ class Player:
 
 
 def play(variant, fen, engine, opponent, engine_color, base, inc, max_plies=600):
-    """One game; the result word and the plies played."""
+    """One game; the result word and the plies played (from `fen`, whose move number
+    does not count)."""
     board = chess.variant.find_variant(variant)(fen) if fen else chess.variant.find_variant(variant)()
     clocks = {chess.WHITE: base, chess.BLACK: base}
     players = {engine_color: engine, not engine_color: opponent}
@@ -76,10 +78,10 @@ def play(variant, fen, engine, opponent, engine_color, base, inc, max_plies=600)
         outcome = board.outcome(claim_draw=True)
         if outcome is not None:
             if outcome.winner is None:
-                return 'draw', board.ply()
-            return ('win' if outcome.winner == engine_color else 'loss'), board.ply()
-        if board.ply() >= max_plies:
-            return 'draw (ply limit)', board.ply()
+                return 'draw', len(board.move_stack)
+            return ('win' if outcome.winner == engine_color else 'loss'), len(board.move_stack)
+        if len(board.move_stack) >= max_plies:
+            return 'draw (ply limit)', len(board.move_stack)
         mover = board.turn
         player = players[mover]
         limit = chess.engine.Limit(white_clock=clocks[chess.WHITE], black_clock=clocks[chess.BLACK],
@@ -89,14 +91,14 @@ def play(variant, fen, engine, opponent, engine_color, base, inc, max_plies=600)
             result = player.engine.play(board, limit, game=game)
         except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as e:
             player.close()
-            return ('crash' if mover == engine_color else 'opponent crash') + f' ({type(e).__name__})', board.ply()
+            return ('crash' if mover == engine_color else 'opponent crash') + f' ({type(e).__name__})', len(board.move_stack)
         spent = time.monotonic() - started
         clocks[mover] -= spent
         if clocks[mover] < 0:
-            return ('time loss' if mover == engine_color else 'opponent time loss'), board.ply()
+            return ('time loss' if mover == engine_color else 'opponent time loss'), len(board.move_stack)
         clocks[mover] += inc
         if result.move is None or result.move not in board.legal_moves:
-            return ('illegal' if mover == engine_color else 'opponent illegal') + f' ({result.move})', board.ply()
+            return ('illegal' if mover == engine_color else 'opponent illegal') + f' ({result.move})', len(board.move_stack)
         board.push(result.move)
 
 
@@ -114,18 +116,20 @@ def main():
     ap.add_argument('--hash', type=int, default=256)
     args = ap.parse_args()
 
-    print(f'{"variant":<14} {"games":>5} {"converted":>9} {"start W/D/L":>12} {"illegal":>7} {"crash":>5} {"flag":>5}')
+    print(f'{"variant":<14} {"games":>5} {"converted":>9} {"in time":>7} {"start W/D/L":>12} {"illegal":>7} '
+          f'{"crash":>5} {"flag":>5}')
     for variant in args.variant or VARIANTS:
         rng = random.Random(f'{args.seed}-{variant}')
         opponent_cmd = (args.atomic_opponent or args.engine) if variant == 'atomic' else args.opponent
         engine, opponent = Player(args.engine, args.hash), Player(opponent_cmd, args.hash)
         items = suite(variant)
         won = rng.sample(items, min(args.won, len(items)))
-        results = []
+        results, in_time = [], 0
         for i, (fen, bm) in enumerate(won):
             side = chess.variant.find_variant(variant)(fen).turn
             result, plies = play(variant, fen, engine, opponent, side, args.base, args.inc)
             results.append(('won', result))
+            in_time += result == 'win' and plies <= 2 * bm
             print(f'  {variant} won #{i + 1} bm #{bm}: {result} in {plies} plies  {fen}', flush=True)
         for i in range(args.start):
             color = chess.WHITE if i % 2 == 0 else chess.BLACK
@@ -138,7 +142,7 @@ def main():
         converted = sum(1 for k, r in results if k == 'won' and r == 'win')
         start = [r for k, r in results if k == 'start']
         wdl = f'{start.count("win")}/{sum(r.startswith("draw") for r in start)}/{start.count("loss")}'
-        print(f'{variant:<14} {len(results):>5} {converted:>5}/{len(won):<3} {wdl:>12} '
+        print(f'{variant:<14} {len(results):>5} {converted:>5}/{len(won):<3} {in_time:>7} {wdl:>12} '
               f'{sum(w.startswith("illegal") for w in words):>7} {sum(w.startswith("crash") for w in words):>5} '
               f'{words.count("time loss"):>5}', flush=True)
 
