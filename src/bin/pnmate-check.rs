@@ -323,7 +323,6 @@ fn ended(pos: &VariantPosition, legal: &MoveList, attacker: Color) -> Option<boo
     None
 }
 
-/// The code of a move (FORMAT.md, "Moves").
 /// Plies within which the rules alone rule out `attacker`'s win: in racing kings, a king
 /// d ranks below the eighth needs d moves, which take 2d-1 plies from its own turn and 2d
 /// from the other side's.
@@ -342,6 +341,7 @@ fn out_of_reach(pos: &VariantPosition, attacker: Color) -> u32 {
     least.saturating_sub(1)
 }
 
+/// The code of a move (FORMAT.md, "Moves").
 fn code(m: &Move) -> u16 {
     let (from, to, promotion) = match *m {
         Move::Normal { from, to, promotion, .. } => (from, to, promotion),

@@ -106,9 +106,7 @@ impl VariantGuide {
             _ => 1,
         }
     }
-}
 
-impl VariantGuide {
     /// Whether `m`, a legal move of the attacker (to move in `pos`), may win on the spot
     /// by the variant's own goal: a king step onto the hill, a capture beside the
     /// defending king in atomic, a check when it is the last one three-check needs. A
