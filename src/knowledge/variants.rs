@@ -107,28 +107,40 @@ impl VariantGuide {
         }
     }
 
-    /// Whether `m`, a legal move of the attacker (to move in `pos`), may win on the spot
-    /// by the variant's own goal: a king step onto the hill, a capture beside the
-    /// defending king in atomic, a check when it is the last one three-check needs. A
-    /// filter only: the solver plays a candidate to confirm its win.
-    pub fn may_win_at_once(&self, pos: &VariantPosition, m: Move) -> bool {
+    /// The attacker's moves that may win on the spot from `pos` (the attacker to move),
+    /// as the variant's goal picks them out; None where no move can.
+    pub fn on_the_spot(&self, pos: &VariantPosition) -> Option<OnTheSpot> {
         match self.variant {
-            Variant::KingOfTheHill => m.role() == shakmaty::Role::King && CENTRE.contains(m.to()),
-            Variant::Atomic => m.is_capture() && defender_king_zone(pos, self.attacker).contains(m.to()),
-            Variant::ThreeCheck => {
-                pos.remaining_checks().is_some_and(|r| u32::from(r[self.attacker]) == 1) && may_check(pos, m)
+            Variant::KingOfTheHill if king_steps_to(pos, self.attacker, CENTRE) == Some(1) => Some(OnTheSpot::Hill),
+            Variant::Atomic => Some(OnTheSpot::Beside(defender_king_zone(pos, self.attacker))),
+            Variant::ThreeCheck if pos.remaining_checks().is_some_and(|r| u32::from(r[self.attacker]) == 1) => {
+                Some(OnTheSpot::Check)
             }
-            _ => false,
+            _ => None,
         }
     }
+}
 
-    /// Whether [`Self::may_win_at_once`] can hold for any move in `pos` (saves the scan).
-    pub fn has_wins_at_once(&self, pos: &VariantPosition) -> bool {
-        match self.variant {
-            Variant::KingOfTheHill => king_steps_to(pos, self.attacker, CENTRE) == Some(1),
-            Variant::Atomic => true,
-            Variant::ThreeCheck => pos.remaining_checks().is_some_and(|r| u32::from(r[self.attacker]) == 1),
-            _ => false,
+/// The attacker's moves that may win on the spot in one position ([`VariantGuide::on_the_spot`]).
+#[derive(Clone, Copy, Debug)]
+pub enum OnTheSpot {
+    /// A king step onto the hill (king of the hill).
+    Hill,
+    /// A capture on one of these squares, the defending king's and its neighbours'
+    /// (atomic: the explosion takes the king).
+    Beside(Bitboard),
+    /// A check, the last one three-check needs.
+    Check,
+}
+
+impl OnTheSpot {
+    /// Whether the attacker's legal move `m` from `pos` may win on the spot. A filter
+    /// only: the solver plays a candidate to confirm its win.
+    pub fn admits(self, pos: &VariantPosition, m: Move) -> bool {
+        match self {
+            OnTheSpot::Hill => m.role() == shakmaty::Role::King && CENTRE.contains(m.to()),
+            OnTheSpot::Beside(zone) => m.is_capture() && zone.contains(m.to()),
+            OnTheSpot::Check => may_check(pos, m),
         }
     }
 }

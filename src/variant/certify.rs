@@ -75,7 +75,7 @@ impl Prover for VariantProver<'_, '_> {
     }
 
     fn out_of_reach(&self, node: &VNode) -> u32 {
-        u32::from(least_plies_to_win(&node.pos, self.attacker())).saturating_sub(1)
+        u32::from(least_plies_to_win(&node.pos, self.attacker()).get()).saturating_sub(1)
     }
 }
 

@@ -7,6 +7,7 @@ use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Color, EnPassantMode, Move, MoveList, Position, Setup, fen::Fen};
 
+use crate::chess::mate_len::Plies;
 use crate::chess::position::MAX_HALFMOVES;
 use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty};
 use crate::error::SetupError;
@@ -143,23 +144,21 @@ pub fn rule_end(pos: &VariantPosition, moves: &MoveList, attacker: Color) -> Sta
 }
 
 /// The fewest plies in which `attacker` could still win from `pos` by the rules alone
-/// (0 where they say nothing). Racing kings is won only on the eighth rank, which the
+/// (zero where they say nothing). Racing kings is won only on the eighth rank, which the
 /// attacker's king nears by at most one rank a move: d ranks take 2d-1 plies from the
 /// attacker's turn and 2d from the defender's. A lower bound, so a disproof may rest on
 /// it; `pnmate-check` knows the same rule.
-pub fn least_plies_to_win(pos: &VariantPosition, attacker: Color) -> u16 {
-    if pos.variant() != Variant::RacingKings {
-        return 0;
-    }
-    let Some(king) = pos.board().king_of(attacker) else { return 0 };
+pub fn least_plies_to_win(pos: &VariantPosition, attacker: Color) -> Plies {
+    let king = pos.board().king_of(attacker).filter(|_| pos.variant() == Variant::RacingKings);
+    let Some(king) = king else { return Plies::ZERO };
     let ranks = 7 - u16::from(king.rank());
-    if ranks == 0 {
+    Plies::new(if ranks == 0 {
         0
     } else if pos.turn() == attacker {
         2 * ranks - 1
     } else {
         2 * ranks
-    }
+    })
 }
 
 #[cfg(test)]
@@ -222,10 +221,10 @@ mod tests {
     fn racing_kings_bounds_the_plies_to_a_win_by_the_king_s_rank() {
         // White's king on the first rank, Black's on the fourth.
         let white = pos(Variant::RacingKings, "8/8/8/8/k7/8/8/7K w - - 0 1");
-        assert_eq!(least_plies_to_win(&white, Color::White), 13, "seven ranks: moves at plies 1, 3, ..., 13");
-        assert_eq!(least_plies_to_win(&white, Color::Black), 8, "four ranks after White's move");
+        assert_eq!(least_plies_to_win(&white, Color::White), Plies::new(13), "seven ranks: plies 1, 3, ..., 13");
+        assert_eq!(least_plies_to_win(&white, Color::Black), Plies::new(8), "four ranks after White's move");
         let chess_like = pos(Variant::KingOfTheHill, "8/8/8/8/k7/8/8/7K w - - 0 1");
-        assert_eq!(least_plies_to_win(&chess_like, Color::White), 0, "only racing kings has the bound");
+        assert_eq!(least_plies_to_win(&chess_like, Color::White), Plies::ZERO, "only racing kings has the bound");
     }
 
     #[test]

@@ -223,8 +223,8 @@ impl<'a> VSolver<'a> {
             return decided(Value::disproven(Plies::new(1)));
         }
         let least = least_plies_to_win(&node.pos, self.attacker);
-        if r.get() < least {
-            return decided(Value::disproven(Plies::new(least)));
+        if r < least {
+            return decided(Value::disproven(least));
         }
         let within = r.pred();
         children.reserve(moves.len());
@@ -257,14 +257,13 @@ impl<'a> VSolver<'a> {
             } else {
                 (MoveClass::Check, self.guide.defender_move(m))
             };
+            let child_least = least_plies_to_win(&child.pos, self.attacker);
             let value = match end {
                 Standing::Won => Value::proven(Plies::ZERO),
                 Standing::Open if wins_next => Value::proven(Plies::new(1)),
                 Standing::Over => Value::disproven(Plies::INFINITE),
                 // Too far from the goal for the plies left: no need to ask the table.
-                Standing::Open if within.get() < least_plies_to_win(&child.pos, self.attacker) => {
-                    Value::disproven(Plies::new(least_plies_to_win(&child.pos, self.attacker)))
-                }
+                Standing::Open if within < child_least => Value::disproven(child_least),
                 Standing::Open => self.lookup(&child, within).unwrap_or_else(|| {
                     // An attacker's node is disproven only when every move fails: its
                     // first disproof number is its number of moves (mobility).
@@ -292,17 +291,15 @@ impl<'a> VSolver<'a> {
         children.sort_by_key(|c| c.class);
         Expansion::Open
     }
-}
 
-impl VSolver<'_> {
     /// Whether the attacker, to move at `node` with legal `moves`, has a move that wins on
-    /// the spot by the variant's goal (see [`VariantGuide::may_win_at_once`]), confirmed by
+    /// the spot by the variant's goal (see [`VariantGuide::on_the_spot`]), confirmed by
     /// playing it, where no rule has ended the game first. Saves expanding `node`.
     fn wins_at_once(&self, node: &VNode, moves: &shakmaty::MoveList) -> bool {
-        self.guide.has_wins_at_once(&node.pos)
-            && rule_end(&node.pos, moves, self.attacker) == Standing::Open
+        let Some(spot) = self.guide.on_the_spot(&node.pos) else { return false };
+        rule_end(&node.pos, moves, self.attacker) == Standing::Open
             && moves.iter().any(|&m| {
-                self.guide.may_win_at_once(&node.pos, m) && {
+                spot.admits(&node.pos, m) && {
                     let mut after = node.pos.clone();
                     after.play_unchecked(m);
                     end_without_moves(&after, self.attacker) == Standing::Won
