@@ -173,37 +173,34 @@ fn variant_certificates_are_checked_by_pnmate_check_and_a_forged_one_is_refused(
         let out = Command::new(env!("CARGO_BIN_EXE_pnmate-check")).arg(file).output().unwrap();
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     };
-    for (i, (variant, fen, moves)) in WINS.iter().enumerate().filter(|(_, w)| w.0 != "chess") {
-        let file = dir.join(format!("{i}.cert"));
+    // `solve --variant VARIANT LIMIT... --proof FILE FEN`, which must succeed; its checker verdict.
+    let prove = |variant: &str, limit: [&str; 2], file: &std::path::Path, fen: &str| {
         let out = Command::new(env!("CARGO_BIN_EXE_pnmate"))
-            .args(["solve", "--variant", variant, "--time", "30", "--proof", file.to_str().unwrap(), fen])
+            .args(["solve", "--variant", variant])
+            .args(limit)
+            .args(["--proof", file.to_str().unwrap(), fen])
             .output()
             .unwrap();
         assert!(out.status.success(), "{variant} {fen}: {}", String::from_utf8_lossy(&out.stdout));
-        assert_eq!(check(&file), format!("valid: {variant} win in {moves}, shortest"), "{variant} {fen}");
+        check(file)
+    };
+    for (i, (variant, fen, moves)) in WINS.iter().enumerate().filter(|(_, w)| w.0 != "chess") {
+        let file = dir.join(format!("{i}.cert"));
+        let verdict = prove(variant, ["--time", "30"], &file, fen);
+        assert_eq!(verdict, format!("valid: {variant} win in {moves}, shortest"), "{variant} {fen}");
     }
     // A racing kings refutation ends where the attacking king is too far from the eighth
     // rank for the plies left, so the shortest win's certificate stays small (without that
     // rule its refutation of a win in 3 lists some 7,000 nodes, 94 kB).
     let file = dir.join("racing.cert");
-    let out = Command::new(env!("CARGO_BIN_EXE_pnmate"))
-        .args(["solve", "--variant", "racingkings", "--time", "30", "--proof", file.to_str().unwrap()])
-        .arg("q5n1/3B4/4K3/1Q6/8/8/k7/8 w - - 3 23")
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert_eq!(check(&file), "valid: racingkings win in 4, shortest");
+    let verdict = prove("racingkings", ["--time", "30"], &file, "q5n1/3B4/4K3/1Q6/8/8/k7/8 w - - 3 23");
+    assert_eq!(verdict, "valid: racingkings win in 4, shortest");
     let size = std::fs::metadata(&file).unwrap().len();
     assert!(size < 40_000, "{size} bytes");
     // "No win within 2" for both sides: king of the hill, both kings three steps away.
     let file = dir.join("nowin.cert");
-    let out = Command::new(env!("CARGO_BIN_EXE_pnmate"))
-        .args(["solve", "--variant", "kingofthehill", "--mate", "2", "--proof", file.to_str().unwrap()])
-        .arg("7k/8/8/8/8/8/8/K7 w - - 0 1")
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert_eq!(check(&file), "valid: no kingofthehill win within 2");
+    let verdict = prove("kingofthehill", ["--mate", "2"], &file, "7k/8/8/8/8/8/8/K7 w - - 0 1");
+    assert_eq!(verdict, "valid: no kingofthehill win within 2");
     // The same proof read under another variant's rules is refused.
     // The header is text up to `data`: the binary sections follow it unchanged.
     let bytes = std::fs::read(&file).unwrap();
