@@ -22,47 +22,16 @@ itself). Needs python-chess (pip install chess).
 import argparse
 import os
 import random
-import re
 import time
 
 import chess
 import chess.engine
 import chess.variant
 
+from compare import Engine, load, use_variant
+
 VARIANTS = ['antichess', 'atomic', 'crazyhouse', 'horde', 'kingofthehill', 'racingkings', '3check']
 SUITES = os.path.join(os.path.dirname(__file__), '..', 'epd', 'variants')
-
-
-def suite(variant):
-    items = []
-    with open(os.path.join(SUITES, f'{variant}.epd')) as f:
-        for line in f:
-            m = re.match(r'^(.*?) bm #(-?\d+);', line.strip())
-            if m and not line.startswith('#'):
-                items.append((m.group(1), int(m.group(2))))
-    return items
-
-
-class Player:
-    """An engine process with its own clock."""
-
-    def __init__(self, command, hash_mb):
-        self.command, self.hash_mb = command, hash_mb
-        self.engine = None
-
-    def start(self):
-        if self.engine is None:
-            self.engine = chess.engine.SimpleEngine.popen_uci(self.command.split(), timeout=30)
-            if 'Hash' in self.engine.options:
-                self.engine.configure({'Hash': self.hash_mb})
-
-    def close(self):
-        if self.engine is not None:
-            try:
-                self.engine.quit()
-            except Exception:
-                self.engine.close()
-            self.engine = None
 
 
 def play(variant, fen, engine, opponent, engine_color, base, inc, max_plies=600):
@@ -73,7 +42,8 @@ def play(variant, fen, engine, opponent, engine_color, base, inc, max_plies=600)
     players = {engine_color: engine, not engine_color: opponent}
     game = object()
     for p in players.values():
-        p.start()
+        if p.process is None:
+            p.start()
     while True:
         outcome = board.outcome(claim_draw=True)
         if outcome is not None:
@@ -88,7 +58,7 @@ def play(variant, fen, engine, opponent, engine_color, base, inc, max_plies=600)
                                    white_inc=inc, black_inc=inc)
         started = time.monotonic()
         try:
-            result = player.engine.play(board, limit, game=game)
+            result = player.process.play(board, limit, game=game)
         except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as e:
             player.close()
             return ('crash' if mover == engine_color else 'opponent crash') + f' ({type(e).__name__})', len(board.move_stack)
@@ -121,8 +91,9 @@ def main():
     for variant in args.variant or VARIANTS:
         rng = random.Random(f'{args.seed}-{variant}')
         opponent_cmd = (args.atomic_opponent or args.engine) if variant == 'atomic' else args.opponent
-        engine, opponent = Player(args.engine, args.hash), Player(opponent_cmd, args.hash)
-        items = suite(variant)
+        engine, opponent = Engine(args.engine, args.hash, 1), Engine(opponent_cmd, args.hash, 1)
+        use_variant(variant)
+        items = load(os.path.join(SUITES, f'{variant}.epd'))
         won = rng.sample(items, min(args.won, len(items)))
         results, in_time = [], 0
         for i, (fen, bm) in enumerate(won):
