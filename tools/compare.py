@@ -48,6 +48,9 @@ VARIANT_LINE = re.compile(r'^(.*?) bm #(-?\d+);')
 
 BOARD = chess.Board
 
+# lichess's variants, by the names python-chess and UCI_Variant give them.
+VARIANTS = ['antichess', 'atomic', 'crazyhouse', 'horde', 'kingofthehill', 'racingkings', '3check']
+
 
 def load(path, sample=None, seed=1):
     """The suite's (fen, bm) pairs, legal positions only, each FEN once; a random sample

@@ -25,7 +25,8 @@ import chess
 import chess.engine
 import chess.variant
 
-VARIANTS = ['antichess', 'atomic', 'crazyhouse', 'horde', 'kingofthehill', 'racingkings', '3check']
+from compare import VARIANTS
+
 FAIRY = '/usr/games/fairy-stockfish'
 
 

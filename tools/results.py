@@ -67,7 +67,6 @@ TABLE_SUITES = [
 VARIANT_SEED = 1
 VARIANT_SAMPLE = 100
 VARIANT_LIMIT = 1.0
-VARIANTS = ['antichess', 'atomic', 'crazyhouse', 'horde', 'kingofthehill', 'racingkings', '3check']
 VARIANTS_HEADING = '## Variants'
 
 
@@ -89,7 +88,7 @@ def variants_section(pnmate, fairy, games):
            'Fairy-Stockfish 11.1 has no atomic: there pnmate runs alone.', '',
            '| variant | positions | pnmate found / best / bad | Fairy-Stockfish found / best / bad | found ratio | best ratio |',
            '|---|---|---|---|---|---|']
-    for variant in VARIANTS:
+    for variant in compare.VARIANTS:
         compare.use_variant(variant)
         suite = compare.load(f'epd/variants/{variant}.epd', VARIANT_SAMPLE, VARIANT_SEED)
         engines = [pnmate] + ([fairy] if variant != 'atomic' else [])

@@ -28,9 +28,8 @@ import chess
 import chess.engine
 import chess.variant
 
-from compare import Engine, load, use_variant
+from compare import VARIANTS, Engine, load, use_variant
 
-VARIANTS = ['antichess', 'atomic', 'crazyhouse', 'horde', 'kingofthehill', 'racingkings', '3check']
 SUITES = os.path.join(os.path.dirname(__file__), '..', 'epd', 'variants')
 
 
