@@ -482,32 +482,65 @@ pub fn certify(
     let stm = root.turn();
     let mut monitor = Monitor::new(Control::new(), None);
     let mut budget = limits.search_nodes;
-    let mut build = |spec| section(&node, tt, &mut monitor, &mut budget, (limits, tables), spec);
-    let fen = to_fen(root);
-    let (attacker, plies) = match claim {
-        Claim::Mate(moves) => (stm, 2 * moves - 1),
-        Claim::Mated(moves) => (!stm, 2 * moves),
-        Claim::NoMate(moves) => {
+    let build = |spec| section(&node, tt, &mut monitor, &mut budget, (limits, tables), spec);
+    // A mate's proof, and the refutation of one move less: none for a mate in 1 (nothing
+    // is shorter).
+    let win = |attacker, plies: u32| Plan::Win {
+        proof: (Kind::Proof, attacker, plies),
+        shorter: (exact && plies > 2).then(|| (Kind::Disproof, attacker, plies - 2)),
+        exact,
+    };
+    let plan = match claim {
+        Claim::Mate(moves) => win(stm, 2 * moves - 1),
+        Claim::Mated(moves) => win(!stm, 2 * moves),
+        Claim::NoMate(moves) => Plan::NoWin([(Kind::Disproof, stm, 2 * moves - 1), (Kind::Disproof, !stm, 2 * moves)]),
+    };
+    assemble(Variant::Chess, to_fen(root), claim, plan, build)
+}
+
+/// One section to build: its kind, attacker and plies.
+pub(crate) type Spec = (Kind, Color, u32);
+
+/// The sections a claim needs.
+pub(crate) enum Plan {
+    /// "No mate within N": both refutations, each required.
+    NoWin([Spec; 2]),
+    /// A mate: its proof, and when it is proven shortest (`exact`) the refutation of a
+    /// shorter one, if any can be shorter.
+    Win { proof: Spec, shorter: Option<Spec>, exact: bool },
+}
+
+/// The certificate of `claim` from the sections of `plan`, each made by `build`. A
+/// refutation of a shorter mate that cannot be built leaves the certificate without
+/// `shortest`, and the note says why; any other section that cannot be built fails it.
+pub(crate) fn assemble(
+    variant: Variant,
+    fen: String,
+    claim: Claim,
+    plan: Plan,
+    mut build: impl FnMut(Spec) -> Result<Section, Fail>,
+) -> Result<Certified, CertError> {
+    let (proof, shorter, exact) = match plan {
+        Plan::NoWin(specs) => {
             let mut sections = Vec::new();
-            for spec in [(Kind::Disproof, stm, 2 * moves - 1), (Kind::Disproof, !stm, 2 * moves)] {
+            for spec in specs {
                 sections.push(build(spec).map_err(|e| e.of("disproof"))?);
             }
-            let certificate =
-                Certificate { variant: Variant::Chess, fen, claim: Claim::NoMate(moves), shortest: false, sections };
+            let certificate = Certificate { variant, fen, claim, shortest: false, sections };
             return Ok(Certified { certificate, note: None });
         }
+        Plan::Win { proof, shorter, exact } => (proof, shorter, exact),
     };
-    // The refutation of one move less: none needed for a mate in 1 (nothing is shorter).
-    let proof = (Kind::Proof, attacker, plies);
-    let refutation = (exact && plies > 2).then(|| (Kind::Disproof, attacker, plies - 2));
     let mut sections = vec![build(proof).map_err(|e| e.of("proof"))?];
     let mut note = None;
-    if let Some(spec) = refutation {
+    if let Some(spec) = shorter {
+        let what =
+            if variant == Variant::Chess { "refutation of a shorter mate" } else { "refutation of a shorter win" };
         match build(spec) {
             Ok(s) => sections.push(s),
-            Err(e) => note = Some(e.of("refutation of a shorter mate").to_string()),
+            Err(e) => note = Some(e.of(what).to_string()),
         }
     }
     let shortest = exact && note.is_none();
-    Ok(Certified { certificate: Certificate { variant: Variant::Chess, fen, claim, shortest, sections }, note })
+    Ok(Certified { certificate: Certificate { variant, fen, claim, shortest, sections }, note })
 }

@@ -11,8 +11,8 @@ use crate::dfpn::monitor::{Control, Monitor};
 use crate::dfpn::tree::Cycles;
 use crate::dfpn::value::{Value, Verdict};
 use crate::error::CertError;
-use crate::proof::certificate::{Certificate, Claim, Kind};
-use crate::proof::certify::{CertLimits, Certified, Prover, build_section};
+use crate::proof::certificate::{Claim, Kind};
+use crate::proof::certify::{CertLimits, Certified, Plan, Prover, Spec, assemble, build_section};
 use crate::search::Outcome;
 use crate::tt::Table;
 use crate::variant::game::{Standing, least_plies_to_win, rule_end};
@@ -95,7 +95,7 @@ pub fn certify_variant(
     let stm = root.turn();
     let mut monitor = Monitor::new(Control::new(), None);
     let mut budget = limits.search_nodes;
-    let mut build = |(kind, attacker, plies): (Kind, Color, u32)| {
+    let build = |(kind, attacker, plies): Spec| {
         let mut solver = VSolver::new(tt, &mut monitor, variant, attacker, None);
         build_section(VariantProver { solver: &mut solver }, &node, &mut budget, limits, (kind, attacker, plies))
     };
@@ -104,23 +104,11 @@ pub fn certify_variant(
         Outcome::Mate { moves, exact, pv } => (Claim::Mate(*moves), stm, pv.len() as u32, *exact),
         Outcome::Mated { moves, exact, pv } => (Claim::Mated(*moves), !stm, pv.len() as u32, *exact),
         Outcome::NoMate { moves } => {
-            let mut sections = Vec::new();
-            for attacker in [stm, !stm] {
-                sections.push(build((Kind::Disproof, attacker, 2 * moves)).map_err(|e| e.of("disproof"))?);
-            }
-            let certificate = Certificate { variant, fen, claim: Claim::NoMate(*moves), shortest: false, sections };
-            return Ok(Certified { certificate, note: None });
+            let plan = Plan::NoWin([(Kind::Disproof, stm, 2 * moves), (Kind::Disproof, !stm, 2 * moves)]);
+            return assemble(variant, fen, Claim::NoMate(*moves), plan, build);
         }
         Outcome::Unknown => return Err(CertError::NotRebuilt { section: "proof" }),
     };
-    let mut sections = vec![build((Kind::Proof, attacker, plies)).map_err(|e| e.of("proof"))?];
-    let mut note = None;
-    if exact && plies > 1 {
-        match build((Kind::Disproof, attacker, plies - 1)) {
-            Ok(s) => sections.push(s),
-            Err(e) => note = Some(e.of("refutation of a shorter win").to_string()),
-        }
-    }
-    let shortest = exact && note.is_none();
-    Ok(Certified { certificate: Certificate { variant, fen, claim, shortest, sections }, note })
+    let shorter = (exact && plies > 1).then(|| (Kind::Disproof, attacker, plies - 1));
+    assemble(variant, fen, claim, Plan::Win { proof: (Kind::Proof, attacker, plies), shorter, exact }, build)
 }
