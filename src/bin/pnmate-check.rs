@@ -9,10 +9,10 @@
 //! tablebase leaves of a disproof, which need `--syzygy`) and nothing of the pnmate
 //! library (a test enforces it), so a bug in the prover cannot hide in the check. It
 //! re-derives every position from the root by playing the certificate's moves, so a
-//! node's stored hash only names the
-//! position: a hash that names another position is rejected, and a node reached from two
-//! parents must be the same position in full (board, side to move, castling rights, en
-//! passant square, halfmove clock).
+//! node's stored hash only names the position: a hash that names another position is
+//! rejected, and a node reached from two parents must be the same position in full
+//! (board, side to move, castling rights, en passant square, halfmove clock, and a
+//! variant's pockets, promoted men and check counters).
 
 use std::process::ExitCode;
 use std::time::Instant;
