@@ -24,7 +24,8 @@ pnmate alone. --variants-only rewrites that section alone; --variant-games adds 
 lichess-bot-style clock games of tools/variant_games.py (about an hour).
 
 The speed section comes from tools/speed.py (`pnmate bench`, `pnmate bench --long` and
-the peak memory of a UCI search, five runs). --speed-only rewrites that section alone
+the peak memory of a UCI search, five runs); --pgo BIN times the profile-guided build of
+tools/pgo.sh beside --pnmate, runs alternating. --speed-only rewrites that section alone
 and needs neither Stockfish nor python-chess.
 
 Needs python-chess and matplotlib (pip install chess matplotlib) and Stockfish
@@ -125,6 +126,7 @@ def main():
     ap.add_argument('--out', default='docs')
     ap.add_argument('--syzygy', help='a directory of Syzygy tables: also run the table section')
     ap.add_argument('--speed-only', action='store_true', help='rewrite the speed section alone')
+    ap.add_argument('--pgo', help="tools/pgo.sh's build (target/pgo/release/pnmate): timed beside --pnmate")
     ap.add_argument('--fairy', default='/usr/games/fairy-stockfish', help='Fairy-Stockfish, for the variants')
     ap.add_argument('--variants-only', action='store_true', help='rewrite the variants section alone')
     ap.add_argument('--variant-games', action='store_true', help='add the variant clock games (about an hour)')
@@ -142,7 +144,7 @@ def main():
         with open(results_md) as f:
             head = f.read().split(SPEED_HEADING)[0]
         with open(results_md, 'w') as f:
-            f.write(head + speed_section(args.pnmate, args.syzygy))
+            f.write(head + speed_section(args.pnmate, args.syzygy, args.pgo))
         return
     from compare import load, run_engine, tally  # python-chess: not needed for the speed section
 
@@ -175,7 +177,7 @@ def main():
     draw(curves, {title: size for title, _, size in SUITES}, os.path.join(args.out, 'results.png'))
     with open(results_md, 'w') as f:
         f.write(report(rows, tables) + variants_section(args.pnmate, args.fairy, args.variant_games)
-                + speed_section(args.pnmate, args.syzygy))
+                + speed_section(args.pnmate, args.syzygy, args.pgo))
     readme_table(rows, 'README.md')
 
 
@@ -224,17 +226,24 @@ SPEED_HEADING = '## Speed\n'
 SPEED_RUNS = 5
 
 
-def speed_section(engine, syzygy):
-    """The speed section: tools/speed.py's figures for `engine`, and with `syzygy` the
-    bench outside the tables with and without them."""
-    figures = speed.measure([engine], SPEED_RUNS)
+def speed_section(engine, syzygy, pgo=None):
+    """The speed section: tools/speed.py's figures for `engine` (and beside it `pgo`, the
+    profile-guided build), and with `syzygy` the bench outside the tables with and
+    without them."""
+    engines = [engine] + ([pgo] if pgo else [])
+    figures = speed.measure(engines, SPEED_RUNS)
+    command = ' '.join(f'--engine {e}' for e in engines)
     out = [SPEED_HEADING,
-           f'`python3 tools/speed.py --engine {os.path.basename(engine)} --runs {SPEED_RUNS}` on the machine that '
+           f'`python3 tools/speed.py {command} --runs {SPEED_RUNS}` on the machine that '
            'made this page: `pnmate bench` (12 positions to 400,000 nodes each, 16 MB table) and `pnmate bench '
            '--long` (four long quiet mates, each until its first proof, 64 MB table), one thread. Node counts '
            'are fixed by the search; times vary with the machine and its load. Compare two builds with '
-           '`tools/speed.py --engine OLD --engine NEW`, which alternates their runs.', '',
-           *speed.table(figures, SPEED_RUNS), '']
+           '`tools/speed.py --engine OLD --engine NEW`, which alternates their runs.', '']
+    if pgo:
+        out += ['The second build is the same source built by `tools/pgo.sh`, with profile-guided '
+                'optimisation trained on suite positions that are not bench positions; the last column is its '
+                'speed over the plain release build\'s.', '']
+    out += [*speed.table(figures, SPEED_RUNS), '']
     if syzygy:
         command = [engine, 'bench', '--syzygy', os.path.abspath(syzygy)]
         bench = subprocess.run(command, capture_output=True, text=True).stdout.strip().splitlines()
