@@ -166,6 +166,23 @@ fn the_command_line_solves_a_variant_position() {
 }
 
 #[test]
+fn a_long_forcing_win_is_found_by_the_far_bound() {
+    // Three-check, Black to move (a suite position): a win in 6 by a queen's raid and two
+    // checks. The far bound eight rungs above the near one proves it within the budget;
+    // four rungs above needed 2.8 million nodes for its first win.
+    let fen = "r3r1k1/1p3ppp/p3b3/2b1q3/P5P1/1PP1P2P/1B2QP2/1N2K2R b K - 3+3 3 19";
+    let out = Command::new(env!("CARGO_BIN_EXE_pnmate"))
+        .args(["solve", "--variant", "3check", "--json", "--nodes", "1000000", fen])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["result"], "win", "{v}");
+    assert_eq!(v["moves"], 6, "{v}");
+    let pv: Vec<String> = v["pv"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_string()).collect();
+    assert_winning_line("3check", fen, &pv, Color::Black, 6);
+}
+
+#[test]
 fn variant_certificates_are_checked_by_pnmate_check_and_a_forged_one_is_refused() {
     let dir = std::env::temp_dir().join(format!("pnmate-variant-certs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -97,6 +97,14 @@ impl VariantGuide {
         (class, pn.max(1))
     }
 
+    /// How many rungs of the driver's ladder its far bound lies above the near one. The
+    /// wins of racing kings are races whose length the kings' ranks bound from below, and
+    /// a far bound there mostly lets the kings wander; elsewhere wins are forcing runs
+    /// (checks, drops, captures) that a longer bound finds sooner.
+    pub fn far_rungs(&self) -> usize {
+        if self.variant == Variant::RacingKings { 4 } else { 8 }
+    }
+
     /// The first proof number of the defender's move `m`.
     pub fn defender_move(&self, m: Move) -> u32 {
         match self.variant {

@@ -6,7 +6,8 @@
 //! every round:
 //! - before a win is found, at the *near* bound (the smallest rung of [`LADDER`] not yet
 //!   disproven, cycles searched, so that its disproof is general) and at a *far* bound
-//!   four rungs up or the cap (cycles cut: it only looks for wins);
+//!   some rungs up ([`VariantGuide::far_rungs`]) or the cap (cycles cut: it only looks
+//!   for wins);
 //! - once a win of `P` plies is proven, at `P - 1` until that is disproven, which makes
 //!   the last win the proven shortest.
 //!
@@ -26,6 +27,7 @@ use crate::chess::mate_len::{MateBound, MateLen, Plies};
 use crate::chess::rules::{Repetitions, can_claim_fifty};
 use crate::dfpn::monitor::Monitor;
 use crate::dfpn::tree::Cycles;
+use crate::knowledge::variants::VariantGuide;
 use crate::search::{Event, Outcome, Stats};
 use crate::tt::Table;
 use crate::variant::game::{Standing, hash, standing};
@@ -165,7 +167,8 @@ impl<'a> VariantSearch<'a> {
             None => {
                 let near_index = LADDER.iter().position(|&b| Plies::new(b) >= q.at_least).unwrap_or(LADDER.len() - 1);
                 let near = Plies::new(LADDER[near_index]).min(cap);
-                let far = LADDER.get(near_index + 4).map_or(cap, |&b| Plies::new(b).min(cap));
+                let far_index = near_index + VariantGuide::new(self.variant, q.attacker).far_rungs();
+                let far = LADDER.get(far_index).map_or(cap, |&b| Plies::new(b).min(cap));
                 let v = solver.solve(&self.root, near, Some(budget), Cycles::Search, true);
                 if v.is_proven() {
                     proofs.push(v.mate.at_most);
