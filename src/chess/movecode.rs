@@ -28,6 +28,18 @@ impl MoveCode {
         MoveCode((u16::from(from) | (u16::from(to) << 6) | (promo << 12) | (castle << 15)).max(1))
     }
 
+    /// The (from, to) pair of `m`'s code, its low 12 bits (`MoveCode::of(m).0 & 0xfff`),
+    /// without the promotion and castle fields.
+    #[inline]
+    pub fn pair_of(m: Move) -> u16 {
+        let (from, to) = match m {
+            Move::Castle { king, rook } => (king, rook),
+            Move::EnPassant { from, to } | Move::Normal { from, to, .. } => (from, to),
+            Move::Put { to, .. } => (to, to),
+        };
+        u16::from(from) | (u16::from(to) << 6)
+    }
+
     /// The code without the castle flag: the move code of the certificate format
     /// (`src/proof/FORMAT.md`: from, to, promotion role), which tells a castle by its king
     /// and rook squares.
@@ -56,5 +68,21 @@ mod tests {
             assert_eq!(MoveCode::of(m).decode(&pos), Some(m));
         }
         assert_eq!(MoveCode::NONE.decode(&pos), None);
+    }
+
+    #[test]
+    fn a_pair_is_the_low_bits_of_the_code() {
+        // Promotions, en passant and castles in both castling modes.
+        for (fen, mode) in [
+            ("r3k2r/1P4P1/8/3pP3/8/8/1p4p1/R3K2R w KQkq d6 0 1", shakmaty::CastlingMode::Standard),
+            ("r3k2r/1P4P1/8/3pP3/8/8/1p4p1/R3K2R b KQkq - 0 1", shakmaty::CastlingMode::Chess960),
+        ] {
+            let pos: Chess = fen.parse::<shakmaty::fen::Fen>().unwrap().into_position(mode).unwrap();
+            for m in pos.legal_moves() {
+                assert_eq!(MoveCode::pair_of(m), MoveCode::of(m).0 & 0xfff, "{m:?}");
+            }
+        }
+        let drop = Move::Put { role: shakmaty::Role::Knight, to: shakmaty::Square::A1 };
+        assert_eq!(MoveCode::pair_of(drop), MoveCode::of(drop).0 & 0xfff);
     }
 }

@@ -26,21 +26,21 @@ impl MatingMoves {
     /// move has.)
     #[inline]
     pub fn insert(&mut self, code: MoveCode) {
-        let (word, bit) = Self::slot(code);
+        let (word, bit) = Self::slot(code.0 & 0xfff);
         self.bits[word] |= bit;
     }
 
     /// Whether `m`'s (from, to) pair proved an attacker node.
     #[inline]
     pub fn contains(&self, m: Move) -> bool {
-        let (word, bit) = Self::slot(MoveCode::of(m));
+        let (word, bit) = Self::slot(MoveCode::pair_of(m));
         self.bits[word] & bit != 0
     }
 
-    /// The word and bit of a move code's (from, to) pair: its low 12 bits.
+    /// The word and bit of a (from, to) pair, a move code's low 12 bits.
     #[inline]
-    fn slot(code: MoveCode) -> (usize, u64) {
-        let pair = usize::from(code.0 & 0xfff);
+    fn slot(pair: u16) -> (usize, u64) {
+        let pair = usize::from(pair);
         (pair / 64, 1 << (pair % 64))
     }
 }
