@@ -11,11 +11,12 @@ use shakmaty::Square;
 pub type Steps = [[i16; 15]; 15];
 
 /// How the board is turned so that the defending king stands in the triangle a1-d1-d4:
-/// mirrored (files), flipped (ranks), then reflected in the a1-h8 diagonal.
+/// mirrored (files), flipped (ranks), then reflected in the a1-h8 diagonal. Mirroring and
+/// flipping are one xor of the square's index (7 and 56), the reflection a swap of file
+/// and rank.
 #[derive(Clone, Copy, Debug)]
 pub struct Turned {
-    mirror: bool,
-    flip: bool,
+    mask: u8,
     transpose: bool,
 }
 
@@ -24,18 +25,18 @@ impl Turned {
     /// triangle's diagonal, `attacker` on or below the diagonal (so that a position and
     /// its mirror image in the diagonal score alike).
     pub fn around(defender: Square, attacker: Square) -> Turned {
-        let (mirror, flip) = (defender.file() as usize > 3, defender.rank() as usize > 3);
-        let plain = Turned { mirror, flip, transpose: false };
+        let (mirror, flip) = (defender.file() as u8 > 3, defender.rank() as u8 > 3);
+        let plain = Turned { mask: if mirror { 7 } else { 0 } | if flip { 56 } else { 0 }, transpose: false };
         let (d, a) = (plain.at(defender), plain.at(attacker));
         Turned { transpose: d.1 > d.0 || (d.1 == d.0 && a.1 > a.0), ..plain }
     }
 
     /// `sq` on the turned board, as (file, rank).
+    #[inline]
     pub fn at(self, sq: Square) -> (usize, usize) {
-        let sq = if self.mirror { sq.flip_horizontal() } else { sq };
-        let sq = if self.flip { sq.flip_vertical() } else { sq };
-        let sq = if self.transpose { sq.flip_diagonal() } else { sq };
-        (sq.file() as usize, sq.rank() as usize)
+        let index = usize::from(u8::from(sq) ^ self.mask);
+        let (file, rank) = (index & 7, index >> 3);
+        if self.transpose { (rank, file) } else { (file, rank) }
     }
 }
 
