@@ -134,13 +134,19 @@ pub fn end_without_moves(pos: &VariantPosition, attacker: Color) -> Standing {
 /// the attacker's turn the automatic 75-move draw. The solver and the certificates both
 /// end a node here; repetition claims depend on the game and are the solver's.
 pub fn rule_end(pos: &VariantPosition, moves: &MoveList, attacker: Color) -> Standing {
-    let end = standing(pos, moves, attacker);
-    if end != Standing::Open {
-        return end;
+    match standing(pos, moves, attacker) {
+        Standing::Open if rule_draws(pos, moves, attacker) => Standing::Over,
+        end => end,
     }
+}
+
+/// Whether the rules end `pos`, a game the variant lets go on, in a draw (see
+/// [`rule_end`]): the attacker's insufficient material, the 50-move claim at the
+/// defender's turn, the automatic 75-move draw at the attacker's.
+pub fn rule_draws(pos: &VariantPosition, moves: &MoveList, attacker: Color) -> bool {
     let drawn =
         if pos.turn() == attacker { pos.halfmoves() >= AUTOMATIC_DRAW_CLOCK } else { can_claim_fifty(pos, moves) };
-    if drawn || pos.has_insufficient_material(attacker) { Standing::Over } else { Standing::Open }
+    drawn || pos.has_insufficient_material(attacker)
 }
 
 /// The fewest plies in which `attacker` could still win from `pos` by the rules alone

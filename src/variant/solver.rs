@@ -26,7 +26,7 @@ use crate::dfpn::tree::Cycles;
 use crate::dfpn::value::Value;
 use crate::knowledge::variants::VariantGuide;
 use crate::tt::{Record, Table};
-use crate::variant::game::{Standing, end_without_moves, hash, least_plies_to_win, rule_end, standing};
+use crate::variant::game::{Standing, end_without_moves, hash, least_plies_to_win, rule_draws, rule_end, standing};
 
 /// A variant position with its Zobrist hash.
 #[derive(Clone, Debug)]
@@ -294,10 +294,11 @@ impl<'a> VSolver<'a> {
 
     /// Whether the attacker, to move at `node` with legal `moves`, has a move that wins on
     /// the spot by the variant's goal (see [`VariantGuide::on_the_spot`]), confirmed by
-    /// playing it, where no rule has ended the game first. Saves expanding `node`.
+    /// playing it, where no rule has drawn the game first. `node`'s game goes on by the
+    /// variant's own rules (the caller's [`standing`]). Saves expanding `node`.
     fn wins_at_once(&self, node: &VNode, moves: &shakmaty::MoveList) -> bool {
         let Some(spot) = self.guide.on_the_spot(&node.pos) else { return false };
-        rule_end(&node.pos, moves, self.attacker) == Standing::Open
+        !rule_draws(&node.pos, moves, self.attacker)
             && moves.iter().any(|&m| {
                 spot.admits(&node.pos, m) && {
                     let mut after = node.pos.clone();
