@@ -44,6 +44,7 @@ use crate::chess::node::Node;
 use material::{MAX_MEN, armed_defender, bishops_mate, quiet_mate};
 use mating::MatingMoves;
 use progress::{Flights, Heavy, Kings};
+use queen_rook::Frame;
 use tablebase::Tables;
 
 /// Initial proof number of a quiet attacker move where nothing more is known: the
@@ -109,7 +110,8 @@ impl<'t> Knowledge<'t> {
     pub fn at(&self, node: &Node) -> Guide<'_> {
         let exact = self.tables.and_then(|t| Some((t, t.won(node, self.attacker)?)));
         let kings = Kings::of(node, self.attacker, self.models);
-        Guide { kings, mating: &self.mating, attacker: self.attacker, exact, on_line: Cell::new(false) }
+        let frame = kings.and_then(Kings::frame);
+        Guide { kings, frame, mating: &self.mating, attacker: self.attacker, exact, on_line: Cell::new(false) }
     }
 }
 
@@ -128,6 +130,8 @@ pub enum Exact {
 pub struct Guide<'k> {
     /// The kings and the ending, in a position of at most [`MAX_MEN`] men.
     kings: Option<Kings>,
+    /// The K+Q v K+R model's terms at this node, in that ending.
+    frame: Option<Frame>,
     mating: &'k MatingMoves,
     attacker: Color,
     /// The tables, at a node they cover and call won for the attacker, with the node's
@@ -157,9 +161,18 @@ impl Guide<'_> {
     #[inline]
     pub fn quiet(&self, m: Move) -> u32 {
         self.kings.map_or(QUIET_PN, |k| {
-            let pn = 2 + k.distance_after(m) - u32::from(self.mating.contains(m));
+            let pn = 2 + self.distance_after(k, m) - u32::from(self.mating.contains(m));
             if k.armed || k.queen_v_rook() { ARMED_QUIET_SCALE * pn } else { pn }
         })
+    }
+
+    /// [`Kings::distance_after`], from the model's terms at this node where it has them.
+    #[inline]
+    fn distance_after(&self, kings: Kings, m: Move) -> u32 {
+        match &self.frame {
+            Some(frame) => kings.distance_after_in(frame, m),
+            None => kings.distance_after(m),
+        }
     }
 
     /// Initial proof number of an attacker's capture or promotion that does not check.
@@ -185,7 +198,7 @@ impl Guide<'_> {
     /// larger.
     #[inline]
     pub fn reply(&self, m: Move) -> u32 {
-        if m.is_capture() { DEFENDER_CAPTURE_PN } else { self.kings.map_or(1, |k| 1 + k.distance_after(m)) }
+        if m.is_capture() { DEFENDER_CAPTURE_PN } else { self.kings.map_or(1, |k| 1 + self.distance_after(k, m)) }
     }
 
     /// Whether an attacker node at `node` may keep only its [`NARROW_QUIET`] most

@@ -9,7 +9,7 @@ use shakmaty::{Bitboard, Board, Color, Move, Piece, Position, Role, Square, atta
 
 use crate::chess::node::Node;
 use crate::knowledge::material::{MAX_MEN, armed_defender};
-use crate::knowledge::queen_rook::{self, QueenRook};
+use crate::knowledge::queen_rook::{self, Frame, QueenRook};
 use crate::knowledge::rook_mate;
 
 /// The kings after a move, as the progress numbers see them.
@@ -73,6 +73,33 @@ impl Kings {
             Some(heavy) if role == Role::King || heavy.moves(m) => self.after(m).distance(),
             Some(_) => self.base,
         }
+    }
+
+    /// The terms of the K+Q v K+R model at this position, in that ending with its model.
+    #[inline]
+    pub fn frame(self) -> Option<Frame> {
+        match self.heavy {
+            Some(Heavy::QueenRook(duel)) => Some(Frame::new(self.attacker, self.defender, duel.queen, duel.rook)),
+            _ => None,
+        }
+    }
+
+    /// [`Kings::distance_after`] in K+Q v K+R, with [`Kings::frame`]: a queen's or rook's
+    /// move changes only its own terms of the model.
+    #[inline]
+    pub fn distance_after_in(self, frame: &Frame, m: Move) -> u32 {
+        if let (Some(Heavy::QueenRook(duel)), Move::Normal { role, from, to, .. }) = (self.heavy, m)
+            && role != Role::King
+        {
+            let flights = || duel.after(m).flights(self.attacker, self.defender);
+            if from == duel.queen {
+                return units(frame.queen_to(to, flights()));
+            }
+            if from == duel.rook {
+                return units(frame.rook_to(to, flights()));
+            }
+        }
+        self.distance_after(m)
     }
 
     /// Whether this is K+Q v K+R with its fitted model ([`Heavy::QueenRook`]).
@@ -475,6 +502,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn in_k_q_v_k_r_the_frame_gives_the_distance_after_every_move() {
+        use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
+        let fens = [
+            "1k6/4K3/8/1r6/8/5Q2/8/8 w - - 0 1",
+            "1k6/4K3/8/1r6/8/5Q2/8/8 b - - 0 1",
+            "3k4/2r5/3K4/8/8/8/8/7Q w - - 0 1",
+            "8/8/8/3k4/4r3/8/2K5/6Q1 b - - 0 1",
+            "7k/8/5K2/8/8/8/r7/6Q1 w - - 0 1",
+        ];
+        for fen in fens {
+            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+            let node = Node::new(pos);
+            let kings = Kings::of(&node, Color::White, true).unwrap();
+            let frame = kings.frame().expect("K+Q v K+R has a frame");
+            for m in node.pos.legal_moves().into_iter().filter(|m| !m.is_capture()) {
+                assert_eq!(kings.distance_after_in(&frame, m), kings.after(m).distance(), "{fen} {m}");
+            }
+        }
+        let rook_ending = Node::new(
+            "8/8/8/3k4/8/8/8/4K2R w - - 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap(),
+        );
+        assert_eq!(Kings::of(&rook_ending, Color::White, true).unwrap().frame(), None);
     }
 
     #[test]

@@ -17,7 +17,7 @@
 use shakmaty::{Bitboard, Board, Color, Move, Role, Square, attacks};
 
 use crate::knowledge::fitted::queen_rook::{DEFENDER, FLIGHTS, KING, QUEEN, ROOK, ROOK_FROM_KING, ROOK_FROM_QUEEN};
-use crate::knowledge::turned::{Turned, step};
+use crate::knowledge::turned::{Steps, Turned, step};
 
 /// The longest mate of K+Q v K+R, in moves of the queen's side, as the retrograde table
 /// of `tools/kqkr_lines.rs tables DIR` finds it. Taking the rook starts the 50-move count
@@ -69,15 +69,100 @@ impl QueenRook {
 /// The distance to mate the model gives, 20 a move (0 at its nearest), with the attacking
 /// king on `attacker`, the defending king on `defender` with `flights` safe flight squares.
 pub fn distance_to_mate(attacker: Square, defender: Square, queen: Square, rook: Square, flights: u32) -> i32 {
-    let turned = Turned::around(defender, attacker);
-    let (d, a, q, r) = (turned.at(defender), turned.at(attacker), turned.at(queen), turned.at(rook));
-    i32::from(DEFENDER[d.0][d.1])
-        + i32::from(FLIGHTS[flights.min(8) as usize])
-        + step(&KING, a, d)
-        + step(&ROOK, r, d)
-        + step(&QUEEN, q, d)
-        + step(&ROOK_FROM_KING, r, a)
-        + step(&ROOK_FROM_QUEEN, r, q)
+    Frame::new(attacker, defender, queen, rook).here(flights)
+}
+
+/// The model's terms at one placement, kept so that the distance after a move of the queen
+/// or of the rook costs only the terms that move changes: the kings stay, so the board is
+/// turned alike, and three of the seven terms (two for a rook's move) and the flights are
+/// new. Most moves of a K+Q v K+R node are such moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame {
+    turned: Turned,
+    /// The men on the turned board, as (file, rank).
+    defender: (u8, u8),
+    attacker: (u8, u8),
+    queen: (u8, u8),
+    rook: (u8, u8),
+    /// The terms that neither the queen's square nor the rook's changes.
+    kings: i32,
+    /// The queen's own term, and the rook's.
+    queen_term: i32,
+    rook_term: i32,
+}
+
+impl Frame {
+    /// The terms of the placement with the kings on `attacker` and `defender`.
+    #[inline]
+    pub fn new(attacker: Square, defender: Square, queen: Square, rook: Square) -> Frame {
+        let turned = Turned::around(defender, attacker);
+        let at = |sq| {
+            let (file, rank) = turned.at(sq);
+            (file as u8, rank as u8)
+        };
+        let (d, a, q, r) = (at(defender), at(attacker), at(queen), at(rook));
+        Frame {
+            turned,
+            defender: d,
+            attacker: a,
+            queen: q,
+            rook: r,
+            kings: i32::from(DEFENDER[usize::from(d.0)][usize::from(d.1)]) + term(&KING, a, d),
+            queen_term: term(&QUEEN, q, d),
+            rook_term: term(&ROOK, r, d) + term(&ROOK_FROM_KING, r, a),
+        }
+    }
+
+    /// The model's distance at this placement.
+    #[inline]
+    pub fn here(&self, flights: u32) -> i32 {
+        self.kings
+            + flights_term(flights)
+            + self.queen_term
+            + self.rook_term
+            + term(&ROOK_FROM_QUEEN, self.rook, self.queen)
+    }
+
+    /// The model's distance with the queen moved to `queen`, leaving `flights`.
+    #[inline]
+    pub fn queen_to(&self, queen: Square, flights: u32) -> i32 {
+        let q = self.at(queen);
+        self.kings
+            + flights_term(flights)
+            + term(&QUEEN, q, self.defender)
+            + self.rook_term
+            + term(&ROOK_FROM_QUEEN, self.rook, q)
+    }
+
+    /// The model's distance with the rook moved to `rook`, leaving `flights`.
+    #[inline]
+    pub fn rook_to(&self, rook: Square, flights: u32) -> i32 {
+        let r = self.at(rook);
+        self.kings
+            + flights_term(flights)
+            + self.queen_term
+            + term(&ROOK, r, self.defender)
+            + term(&ROOK_FROM_KING, r, self.attacker)
+            + term(&ROOK_FROM_QUEEN, r, self.queen)
+    }
+
+    #[inline]
+    fn at(&self, sq: Square) -> (u8, u8) {
+        let (file, rank) = self.turned.at(sq);
+        (file as u8, rank as u8)
+    }
+}
+
+/// The flights' term.
+#[inline]
+fn flights_term(flights: u32) -> i32 {
+    i32::from(FLIGHTS[flights.min(8) as usize])
+}
+
+/// The entry of an offsets table for the step from `from` to `to` on the turned board.
+#[inline]
+fn term(table: &Steps, to: (u8, u8), from: (u8, u8)) -> i32 {
+    step(table, (usize::from(to.0), usize::from(to.1)), (usize::from(from.0), usize::from(from.1)))
 }
 
 #[cfg(test)]
@@ -97,6 +182,37 @@ mod tests {
             for symmetry in 1..8 {
                 let at = |sq| image(sq, symmetry);
                 assert_eq!(distance_to_mate(at(attacker), at(defender), at(queen), at(rook), 3), d);
+            }
+        }
+    }
+
+    /// The model's seven terms summed as its definition reads, on the board turned once
+    /// per placement: what [`Frame`] must equal.
+    fn reference(attacker: Square, defender: Square, queen: Square, rook: Square, flights: u32) -> i32 {
+        let turned = Turned::around(defender, attacker);
+        let (d, a, q, r) = (turned.at(defender), turned.at(attacker), turned.at(queen), turned.at(rook));
+        i32::from(DEFENDER[d.0][d.1])
+            + i32::from(FLIGHTS[flights.min(8) as usize])
+            + step(&KING, a, d)
+            + step(&ROOK, r, d)
+            + step(&QUEEN, q, d)
+            + step(&ROOK_FROM_KING, r, a)
+            + step(&ROOK_FROM_QUEEN, r, q)
+    }
+
+    #[test]
+    fn a_frame_gives_the_model_after_every_queen_and_rook_move() {
+        let kings =
+            [(Square::D6, Square::D8), (Square::C2, Square::E5), (Square::B3, Square::G7), (Square::H1, Square::A8)];
+        let men = [(Square::H1, Square::C7), (Square::G1, Square::E4), (Square::A2, Square::F2)];
+        for ((attacker, defender), (queen, rook)) in kings.into_iter().flat_map(|k| men.map(|m| (k, m))) {
+            let frame = Frame::new(attacker, defender, queen, rook);
+            for flights in [0, 3, 8] {
+                assert_eq!(frame.here(flights), reference(attacker, defender, queen, rook, flights));
+                for to in Square::ALL {
+                    assert_eq!(frame.queen_to(to, flights), reference(attacker, defender, to, rook, flights));
+                    assert_eq!(frame.rook_to(to, flights), reference(attacker, defender, queen, to, flights));
+                }
             }
         }
     }

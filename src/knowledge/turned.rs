@@ -14,7 +14,7 @@ pub type Steps = [[i16; 15]; 15];
 /// mirrored (files), flipped (ranks), then reflected in the a1-h8 diagonal. Mirroring and
 /// flipping are one xor of the square's index (7 and 56), the reflection a swap of file
 /// and rank.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Turned {
     mask: u8,
     transpose: bool,
