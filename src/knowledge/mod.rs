@@ -109,8 +109,8 @@ impl<'t> Knowledge<'t> {
     #[inline]
     pub fn at(&self, node: &Node) -> Guide<'_> {
         let exact = self.tables.and_then(|t| Some((t, t.won(node, self.attacker)?)));
-        let kings = Kings::of(node, self.attacker, self.models);
-        let frame = kings.and_then(Kings::frame);
+        let (kings, frame) = Kings::with_frame(node, self.attacker, self.models).unzip();
+        let frame = frame.flatten();
         Guide { kings, frame, mating: &self.mating, attacker: self.attacker, exact, on_line: Cell::new(false) }
     }
 }

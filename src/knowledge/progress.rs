@@ -26,17 +26,24 @@ pub struct Kings {
     /// The heavy pieces of an ending with a fitted model (K+R v K, K+Q v K+R): then
     /// [`Kings::distance`] is that model, and their moves change it.
     pub heavy: Option<Heavy>,
-    /// [`Kings::distance`] of the position [`Kings::of`] read, which every move of another
+    /// [`Kings::distance`] of the position [`Kings::with_frame`] read, which every move of another
     /// man keeps ([`Kings::after`] leaves it as it was).
     pub base: u32,
 }
 
 impl Kings {
+    /// [`Kings::with_frame`] without the model's terms.
+    #[cfg(test)]
+    pub fn of(node: &Node, attacker: Color, models: bool) -> Option<Kings> {
+        Kings::with_frame(node, attacker, models).map(|(kings, _)| kings)
+    }
+
     /// The kings of `node`, when it is a few-men position in which both sides have a king;
     /// with its [`Heavy`] pieces only when `models` (the df-pn call's root is one of those
     /// endings): a model's numbers dwarf the plain distances of sibling subtrees with other
-    /// material, so df-pn would shun the lines that reach the modelled ending.
-    pub fn of(node: &Node, attacker: Color, models: bool) -> Option<Kings> {
+    /// material, so df-pn would shun the lines that reach the modelled ending. In K+Q v
+    /// K+R, with the model's terms at `node` (see [`Kings::distance_after_in`]).
+    pub fn with_frame(node: &Node, attacker: Color, models: bool) -> Option<(Kings, Option<Frame>)> {
         let board = node.pos.board();
         if board.occupied().count() > MAX_MEN {
             return None;
@@ -46,7 +53,14 @@ impl Kings {
         let heavy = if models { Heavy::of(board, attacker) } else { None };
         let (attacker, defender) = (board.king_of(attacker)?, board.king_of(!attacker)?);
         let kings = Kings { attacker, defender, zone, armed, heavy, base: 0 };
-        Some(Kings { base: kings.distance(), ..kings })
+        Some(match heavy {
+            Some(Heavy::QueenRook(duel)) => {
+                let frame = Frame::new(attacker, defender, duel.queen, duel.rook);
+                let base = units(frame.here(duel.flights(attacker, defender)));
+                (Kings { base, ..kings }, Some(frame))
+            }
+            _ => (Kings { base: kings.distance(), ..kings }, None),
+        })
     }
 
     /// [`Kings::distance`] after `m`, a move that captures nothing: the node's own
@@ -75,28 +89,22 @@ impl Kings {
         }
     }
 
-    /// The terms of the K+Q v K+R model at this position, in that ending with its model.
-    #[inline]
-    pub fn frame(self) -> Option<Frame> {
-        match self.heavy {
-            Some(Heavy::QueenRook(duel)) => Some(Frame::new(self.attacker, self.defender, duel.queen, duel.rook)),
-            _ => None,
-        }
-    }
-
-    /// [`Kings::distance_after`] in K+Q v K+R, with [`Kings::frame`]: a queen's or rook's
-    /// move changes only its own terms of the model.
+    /// [`Kings::distance_after`] in K+Q v K+R, with the model's terms at this node
+    /// ([`Kings::with_frame`]): a queen's or rook's move, or a step of the attacking king
+    /// that keeps the board's turn, changes only its own terms.
     #[inline]
     pub fn distance_after_in(self, frame: &Frame, m: Move) -> u32 {
-        if let (Some(Heavy::QueenRook(duel)), Move::Normal { role, from, to, .. }) = (self.heavy, m)
-            && role != Role::King
-        {
-            let flights = || duel.after(m).flights(self.attacker, self.defender);
-            if from == duel.queen {
-                return units(frame.queen_to(to, flights()));
-            }
-            if from == duel.rook {
-                return units(frame.rook_to(to, flights()));
+        if let (Some(Heavy::QueenRook(duel)), Move::Normal { role, from, to, .. }) = (self.heavy, m) {
+            if role == Role::King {
+                if from == self.attacker
+                    && let Some(d) = frame.attacker_to(to, self.defender, duel.flights(to, self.defender))
+                {
+                    return units(d);
+                }
+            } else if from == duel.queen {
+                return units(frame.queen_to(to, duel.after(m).flights(self.attacker, self.defender)));
+            } else if from == duel.rook {
+                return units(frame.rook_to(to, duel.after(m).flights(self.attacker, self.defender)));
             }
         }
         self.distance_after(m)
@@ -409,7 +417,7 @@ pub struct Flights {
 }
 
 impl Flights {
-    /// The defending king's flights in `node` (a few-men position, see [`Kings::of`]).
+    /// The defending king's flights in `node` (a few-men position, see [`Kings::with_frame`]).
     pub fn new(node: &Node, attacker: Color, kings: Kings) -> Flights {
         let board = node.pos.board();
         let occupied = board.occupied() ^ Bitboard::from(kings.defender);
@@ -517,8 +525,8 @@ mod tests {
         for fen in fens {
             let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
             let node = Node::new(pos);
-            let kings = Kings::of(&node, Color::White, true).unwrap();
-            let frame = kings.frame().expect("K+Q v K+R has a frame");
+            let (kings, frame) = Kings::with_frame(&node, Color::White, true).unwrap();
+            let frame = frame.expect("K+Q v K+R has a frame");
             for m in node.pos.legal_moves().into_iter().filter(|m| !m.is_capture()) {
                 assert_eq!(kings.distance_after_in(&frame, m), kings.after(m).distance(), "{fen} {m}");
             }
@@ -526,7 +534,7 @@ mod tests {
         let rook_ending = Node::new(
             "8/8/8/3k4/8/8/8/4K2R w - - 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap(),
         );
-        assert_eq!(Kings::of(&rook_ending, Color::White, true).unwrap().frame(), None);
+        assert_eq!(Kings::with_frame(&rook_ending, Color::White, true).unwrap().1, None);
     }
 
     #[test]

@@ -17,7 +17,9 @@
 use shakmaty::{Bitboard, Board, Color, Move, Role, Square, attacks};
 
 use crate::knowledge::fitted::queen_rook::{DEFENDER, FLIGHTS, KING, QUEEN, ROOK, ROOK_FROM_KING, ROOK_FROM_QUEEN};
-use crate::knowledge::turned::{Steps, Turned, step};
+#[cfg(test)]
+use crate::knowledge::turned::step;
+use crate::knowledge::turned::{Steps, Turned};
 
 /// The longest mate of K+Q v K+R, in moves of the queen's side, as the retrograde table
 /// of `tools/kqkr_lines.rs tables DIR` finds it. Taking the rook starts the 50-move count
@@ -72,10 +74,11 @@ pub fn distance_to_mate(attacker: Square, defender: Square, queen: Square, rook:
     Frame::new(attacker, defender, queen, rook).here(flights)
 }
 
-/// The model's terms at one placement, kept so that the distance after a move of the queen
-/// or of the rook costs only the terms that move changes: the kings stay, so the board is
-/// turned alike, and three of the seven terms (two for a rook's move) and the flights are
-/// new. Most moves of a K+Q v K+R node are such moves.
+/// The model's terms at one placement, kept so that the distance after a move costs only
+/// the terms the move changes. A queen's or rook's move leaves the kings, and so the turn
+/// of the board, as they are: two or three of the seven terms and the flights are new. So
+/// does an attacking king's step that keeps the turn (the defending king stays): two terms
+/// and the flights. Most moves of a K+Q v K+R node are such moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Frame {
     turned: Turned,
@@ -84,11 +87,15 @@ pub struct Frame {
     attacker: (u8, u8),
     queen: (u8, u8),
     rook: (u8, u8),
-    /// The terms that neither the queen's square nor the rook's changes.
-    kings: i32,
-    /// The queen's own term, and the rook's.
-    queen_term: i32,
-    rook_term: i32,
+    /// The terms but the flights': the defending king's square, the attacking king, the
+    /// queen and the rook seen from the defending king, the rook seen from the attacking
+    /// king and from the queen.
+    defender_term: i16,
+    king: i16,
+    queen_term: i16,
+    rook_term: i16,
+    rook_from_king: i16,
+    rook_from_queen: i16,
 }
 
 impl Frame {
@@ -107,43 +114,69 @@ impl Frame {
             attacker: a,
             queen: q,
             rook: r,
-            kings: i32::from(DEFENDER[usize::from(d.0)][usize::from(d.1)]) + term(&KING, a, d),
+            defender_term: DEFENDER[usize::from(d.0)][usize::from(d.1)],
+            king: term(&KING, a, d),
             queen_term: term(&QUEEN, q, d),
-            rook_term: term(&ROOK, r, d) + term(&ROOK_FROM_KING, r, a),
+            rook_term: term(&ROOK, r, d),
+            rook_from_king: term(&ROOK_FROM_KING, r, a),
+            rook_from_queen: term(&ROOK_FROM_QUEEN, r, q),
         }
     }
 
-    /// The model's distance at this placement.
+    /// The model's distance at this placement, leaving `flights`.
     #[inline]
     pub fn here(&self, flights: u32) -> i32 {
-        self.kings
+        sum([self.defender_term, self.king, self.queen_term, self.rook_term, self.rook_from_king, self.rook_from_queen])
             + flights_term(flights)
-            + self.queen_term
-            + self.rook_term
-            + term(&ROOK_FROM_QUEEN, self.rook, self.queen)
     }
 
     /// The model's distance with the queen moved to `queen`, leaving `flights`.
     #[inline]
     pub fn queen_to(&self, queen: Square, flights: u32) -> i32 {
         let q = self.at(queen);
-        self.kings
-            + flights_term(flights)
-            + term(&QUEEN, q, self.defender)
-            + self.rook_term
-            + term(&ROOK_FROM_QUEEN, self.rook, q)
+        sum([
+            self.defender_term,
+            self.king,
+            term(&QUEEN, q, self.defender),
+            self.rook_term,
+            self.rook_from_king,
+            term(&ROOK_FROM_QUEEN, self.rook, q),
+        ]) + flights_term(flights)
     }
 
     /// The model's distance with the rook moved to `rook`, leaving `flights`.
     #[inline]
     pub fn rook_to(&self, rook: Square, flights: u32) -> i32 {
         let r = self.at(rook);
-        self.kings
-            + flights_term(flights)
-            + self.queen_term
-            + term(&ROOK, r, self.defender)
-            + term(&ROOK_FROM_KING, r, self.attacker)
-            + term(&ROOK_FROM_QUEEN, r, self.queen)
+        sum([
+            self.defender_term,
+            self.king,
+            self.queen_term,
+            term(&ROOK, r, self.defender),
+            term(&ROOK_FROM_KING, r, self.attacker),
+            term(&ROOK_FROM_QUEEN, r, self.queen),
+        ]) + flights_term(flights)
+    }
+
+    /// The model's distance with the attacking king moved to `attacker`, the defending
+    /// king on `defender`, leaving `flights`; None when the step turns the board another
+    /// way (the defending king on the triangle's diagonal).
+    #[inline]
+    pub fn attacker_to(&self, attacker: Square, defender: Square, flights: u32) -> Option<i32> {
+        if Turned::around(defender, attacker) != self.turned {
+            return None;
+        }
+        let a = self.at(attacker);
+        Some(
+            sum([
+                self.defender_term,
+                term(&KING, a, self.defender),
+                self.queen_term,
+                self.rook_term,
+                term(&ROOK_FROM_KING, self.rook, a),
+                self.rook_from_queen,
+            ]) + flights_term(flights),
+        )
     }
 
     #[inline]
@@ -151,6 +184,12 @@ impl Frame {
         let (file, rank) = self.turned.at(sq);
         (file as u8, rank as u8)
     }
+}
+
+/// The sum of six terms.
+#[inline]
+fn sum(terms: [i16; 6]) -> i32 {
+    terms.iter().map(|&t| i32::from(t)).sum()
 }
 
 /// The flights' term.
@@ -161,8 +200,8 @@ fn flights_term(flights: u32) -> i32 {
 
 /// The entry of an offsets table for the step from `from` to `to` on the turned board.
 #[inline]
-fn term(table: &Steps, to: (u8, u8), from: (u8, u8)) -> i32 {
-    step(table, (usize::from(to.0), usize::from(to.1)), (usize::from(from.0), usize::from(from.1)))
+fn term(table: &Steps, to: (u8, u8), from: (u8, u8)) -> i16 {
+    table[usize::from(to.0) + 7 - usize::from(from.0)][usize::from(to.1) + 7 - usize::from(from.1)]
 }
 
 #[cfg(test)]
@@ -212,6 +251,10 @@ mod tests {
                 for to in Square::ALL {
                     assert_eq!(frame.queen_to(to, flights), reference(attacker, defender, to, rook, flights));
                     assert_eq!(frame.rook_to(to, flights), reference(attacker, defender, queen, to, flights));
+                    match frame.attacker_to(to, defender, flights) {
+                        Some(d) => assert_eq!(d, reference(to, defender, queen, rook, flights)),
+                        None => assert_ne!(Turned::around(defender, to), Turned::around(defender, attacker)),
+                    }
                 }
             }
         }
