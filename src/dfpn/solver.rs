@@ -19,6 +19,7 @@ use crate::chess::rules::Repetitions;
 use crate::dfpn::children::{Aggregate, Child, Expansion, aggregate, best_move};
 use crate::dfpn::expand::{Expander, SetAside};
 use crate::dfpn::monitor::Monitor;
+use crate::dfpn::path::Path;
 use crate::dfpn::pndn::PnDn;
 use crate::dfpn::query::Keys;
 use crate::dfpn::tree::{Cycles, RootMoves, Tree};
@@ -67,8 +68,8 @@ pub struct Solver<'a> {
     set_aside: SetAside,
     /// Children lists by ply, kept for their allocations.
     stack: Vec<Vec<Child>>,
-    /// Hashes of the positions on the current path, by ply.
-    path: Vec<u64>,
+    /// The positions on the current path (kept in calls that cut cycles).
+    path: Path,
     /// Deepest ply reached.
     pub seldepth: usize,
 }
@@ -90,7 +91,7 @@ impl<'a> Solver<'a> {
             knowledge: Knowledge::new(question.attacker, question.tables),
             set_aside: SetAside::default(),
             stack: Vec::new(),
-            path: Vec::new(),
+            path: Path::default(),
             seldepth: 0,
         }
     }
@@ -238,11 +239,9 @@ impl<'a> Solver<'a> {
             self.stack.resize_with(ply + 1, Vec::new);
         }
         if self.tree.cycles == Cycles::Cut {
-            self.path.truncate(ply);
-            self.path.push(node.hash);
+            self.path.enter(ply, node.hash);
             // A repetition can only reach back to the last pawn move or capture.
-            let reach = ply.min(node.clock() as usize);
-            if (4..=reach).step_by(2).any(|back| self.path[ply - back] == node.hash) {
+            if self.path.repeats(ply, ply.min(node.clock() as usize)) {
                 return Value::repetition();
             }
         }

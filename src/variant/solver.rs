@@ -20,6 +20,7 @@ use crate::chess::movecode::MoveCode;
 use crate::chess::rules::{Repetitions, clock_after};
 use crate::dfpn::children::{Aggregate, Child, Expansion, MoveClass, aggregate, best_move};
 use crate::dfpn::monitor::Monitor;
+use crate::dfpn::path::Path;
 use crate::dfpn::pndn::PnDn;
 use crate::dfpn::query::Keys;
 use crate::dfpn::tree::Cycles;
@@ -89,7 +90,8 @@ pub struct VSolver<'a> {
     /// Whether the current call's root is the game's position (its repetition claim
     /// counts its own occurrence).
     at_game_root: bool,
-    path: Vec<u64>,
+    /// The positions on the current path (kept in calls that cut cycles).
+    path: Path,
     stack: Vec<Vec<Child>>,
     /// Deepest ply reached.
     pub seldepth: usize,
@@ -116,7 +118,7 @@ impl<'a> VSolver<'a> {
             monitor,
             cycles: Cycles::Search,
             at_game_root: false,
-            path: Vec::new(),
+            path: Path::default(),
             stack: Vec::new(),
             seldepth: 0,
         }
@@ -165,10 +167,8 @@ impl<'a> VSolver<'a> {
             self.stack.resize_with(ply + 1, Vec::new);
         }
         if self.cycles == Cycles::Cut {
-            self.path.truncate(ply);
-            self.path.push(node.hash);
-            let reach = ply.min(node.pos.halfmoves() as usize);
-            if (4..=reach).step_by(2).any(|back| self.path[ply - back] == node.hash) {
+            self.path.enter(ply, node.hash);
+            if self.path.repeats(ply, ply.min(node.pos.halfmoves() as usize)) {
                 return Value::repetition();
             }
         }
