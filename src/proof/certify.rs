@@ -8,10 +8,11 @@
 //! 50-move rule reads) stored once when one node serves every parent, so the size grows
 //! with distinct positions, not with paths.
 //!
-//! Re-searches run in [`Cycles::Search`] mode: their disproofs never rest on a repetition
-//! on the search path, which a certificate could not show. The extractor has a node
-//! budget for re-searches and a size limit per section; a section that does not fit is
-//! not written (for a mate, the certificate then says "upper bound only").
+//! Re-searches run in [`Cycles::Search`](crate::dfpn::Cycles::Search) mode: their
+//! disproofs never rest on a repetition on the search path, which a certificate could
+//! not show. The extractor has a node budget for re-searches and a size limit per
+//! section; a section that does not fit is not written (for a mate, the certificate then
+//! says "upper bound only").
 
 use rustc_hash::FxHashMap;
 use shakmaty::variant::Variant;
