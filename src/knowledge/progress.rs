@@ -26,8 +26,8 @@ pub struct Kings {
     /// The heavy pieces of an ending with a fitted model (K+R v K, K+Q v K+R): then
     /// [`Kings::distance`] is that model, and their moves change it.
     pub heavy: Option<Heavy>,
-    /// [`Kings::distance`] of the position [`Kings::with_frame`] read, which every move of another
-    /// man keeps ([`Kings::after`] leaves it as it was).
+    /// [`Kings::distance`] of the position [`Kings::with_frame`] read, which every move of
+    /// another man keeps ([`Kings::after`] leaves it as it was).
     pub base: u32,
 }
 

@@ -159,8 +159,9 @@ impl Frame {
     }
 
     /// The model's distance with the attacking king moved to `attacker`, the defending
-    /// king on `defender`, leaving `flights`; None when the step turns the board another
-    /// way (the defending king on the triangle's diagonal).
+    /// king still on `defender` (where it stood when the frame was made), leaving
+    /// `flights`; None when the step turns the board another way (the defending king on
+    /// the triangle's diagonal).
     #[inline]
     pub fn attacker_to(&self, attacker: Square, defender: Square, flights: u32) -> Option<i32> {
         if Turned::around(defender, attacker) != self.turned {
