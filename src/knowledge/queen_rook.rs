@@ -19,7 +19,7 @@ use shakmaty::{Bitboard, Board, Color, Move, Role, Square, attacks};
 use crate::knowledge::fitted::queen_rook::{DEFENDER, FLIGHTS, KING, QUEEN, ROOK, ROOK_FROM_KING, ROOK_FROM_QUEEN};
 #[cfg(test)]
 use crate::knowledge::turned::step;
-use crate::knowledge::turned::{Steps, Turned};
+use crate::knowledge::turned::{Steps, Turned, entry};
 
 /// The longest mate of K+Q v K+R, in moves of the queen's side, as the retrograde table
 /// of `tools/kqkr_lines.rs tables DIR` finds it. Taking the rook starts the 50-move count
@@ -103,11 +103,7 @@ impl Frame {
     #[inline]
     pub fn new(attacker: Square, defender: Square, queen: Square, rook: Square) -> Frame {
         let turned = Turned::around(defender, attacker);
-        let at = |sq| {
-            let (file, rank) = turned.at(sq);
-            (file as u8, rank as u8)
-        };
-        let (d, a, q, r) = (at(defender), at(attacker), at(queen), at(rook));
+        let (d, a, q, r) = (on(turned, defender), on(turned, attacker), on(turned, queen), on(turned, rook));
         Frame {
             turned,
             defender: d,
@@ -133,7 +129,7 @@ impl Frame {
     /// The model's distance with the queen moved to `queen`, leaving `flights`.
     #[inline]
     pub fn queen_to(&self, queen: Square, flights: u32) -> i32 {
-        let q = self.at(queen);
+        let q = on(self.turned, queen);
         sum([
             self.defender_term,
             self.king,
@@ -147,7 +143,7 @@ impl Frame {
     /// The model's distance with the rook moved to `rook`, leaving `flights`.
     #[inline]
     pub fn rook_to(&self, rook: Square, flights: u32) -> i32 {
-        let r = self.at(rook);
+        let r = on(self.turned, rook);
         sum([
             self.defender_term,
             self.king,
@@ -167,7 +163,7 @@ impl Frame {
         if Turned::around(defender, attacker) != self.turned {
             return None;
         }
-        let a = self.at(attacker);
+        let a = on(self.turned, attacker);
         Some(
             sum([
                 self.defender_term,
@@ -178,12 +174,6 @@ impl Frame {
                 self.rook_from_queen,
             ]) + flights_term(flights),
         )
-    }
-
-    #[inline]
-    fn at(&self, sq: Square) -> (u8, u8) {
-        let (file, rank) = self.turned.at(sq);
-        (file as u8, rank as u8)
     }
 }
 
@@ -199,10 +189,18 @@ fn flights_term(flights: u32) -> i32 {
     i32::from(FLIGHTS[flights.min(8) as usize])
 }
 
-/// The entry of an offsets table for the step from `from` to `to` on the turned board.
+/// `sq` on the board `turned`, as (file, rank), in the frame's bytes.
+#[inline]
+fn on(turned: Turned, sq: Square) -> (u8, u8) {
+    let (file, rank) = turned.at(sq);
+    (file as u8, rank as u8)
+}
+
+/// The [`entry`] of an offsets table for the step from `from` to `to` on the turned board.
 #[inline]
 fn term(table: &Steps, to: (u8, u8), from: (u8, u8)) -> i16 {
-    table[usize::from(to.0) + 7 - usize::from(from.0)][usize::from(to.1) + 7 - usize::from(from.1)]
+    let wide = |(file, rank): (u8, u8)| (usize::from(file), usize::from(rank));
+    entry(table, wide(to), wide(from))
 }
 
 #[cfg(test)]

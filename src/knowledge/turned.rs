@@ -41,8 +41,15 @@ impl Turned {
 }
 
 /// The entry of `table` for the step from `from` to `to`.
+#[inline]
+pub fn entry(table: &Steps, to: (usize, usize), from: (usize, usize)) -> i16 {
+    table[to.0 + 7 - from.0][to.1 + 7 - from.1]
+}
+
+/// [`entry`], widened for a sum of terms.
+#[inline]
 pub fn step(table: &Steps, to: (usize, usize), from: (usize, usize)) -> i32 {
-    i32::from(table[to.0 + 7 - from.0][to.1 + 7 - from.1])
+    i32::from(entry(table, to, from))
 }
 
 /// `sq` under one of the board's eight symmetries (bit 0 mirrors, bit 1 flips, bit 2
