@@ -485,10 +485,16 @@ pub fn edge_distance(sq: Square) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::position::parse_fen;
+
+    /// The node of a test position.
+    fn node(fen: &str) -> Node {
+        Node::new(parse_fen(fen).unwrap())
+    }
 
     #[test]
     fn the_distance_after_a_move_is_the_distance_of_the_kings_after_it() {
-        use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
+        use shakmaty::Position;
         let fens = [
             "8/8/8/3k4/8/8/8/4K2R w - - 0 1",
             "8/8/8/3k4/8/8/8/4K2R b - - 0 1",
@@ -501,8 +507,7 @@ mod tests {
             "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
         ];
         for fen in fens {
-            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
-            let node = Node::new(pos);
+            let node = node(fen);
             for models in [false, true] {
                 let kings = Kings::of(&node, Color::White, models).unwrap();
                 for m in node.pos.legal_moves().into_iter().filter(|m| !m.is_capture()) {
@@ -514,7 +519,7 @@ mod tests {
 
     #[test]
     fn in_k_q_v_k_r_the_frame_gives_the_distance_after_every_move() {
-        use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
+        use shakmaty::Position;
         let fens = [
             "1k6/4K3/8/1r6/8/5Q2/8/8 w - - 0 1",
             "1k6/4K3/8/1r6/8/5Q2/8/8 b - - 0 1",
@@ -523,17 +528,14 @@ mod tests {
             "7k/8/5K2/8/8/8/r7/6Q1 w - - 0 1",
         ];
         for fen in fens {
-            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
-            let node = Node::new(pos);
+            let node = node(fen);
             let (kings, frame) = Kings::with_frame(&node, Color::White, true).unwrap();
             let frame = frame.expect("K+Q v K+R has a frame");
             for m in node.pos.legal_moves().into_iter().filter(|m| !m.is_capture()) {
                 assert_eq!(kings.distance_after_in(&frame, m), kings.after(m).distance(), "{fen} {m}");
             }
         }
-        let rook_ending = Node::new(
-            "8/8/8/3k4/8/8/8/4K2R w - - 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap(),
-        );
+        let rook_ending = node("8/8/8/3k4/8/8/8/4K2R w - - 0 1");
         assert_eq!(Kings::with_frame(&rook_ending, Color::White, true).unwrap().1, None);
     }
 
@@ -622,11 +624,7 @@ mod tests {
 
     #[test]
     fn heavy_endings_are_measured_by_their_models_and_follow_the_heavy_pieces() {
-        use shakmaty::{CastlingMode, Chess, fen::Fen};
-        let kings = |fen: &str| {
-            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
-            Kings::of(&Node::new(pos), Color::White, true).unwrap()
-        };
+        let kings = |fen: &str| Kings::of(&node(fen), Color::White, true).unwrap();
         // Philidor's shape (the defending king on the back rank, its rook beside it, the
         // kings in opposition) is nearer mate than the same men in the centre.
         let philidor = kings("3k4/2r5/3K4/8/8/8/8/7Q w - - 0 1");
@@ -657,11 +655,7 @@ mod tests {
 
     #[test]
     fn a_defender_with_a_piece_against_no_queen_is_armed() {
-        use shakmaty::{CastlingMode, Chess, fen::Fen};
-        let armed = |fen: &str, attacker: Color| {
-            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
-            Kings::of(&Node::new(pos), attacker, false).unwrap().armed
-        };
+        let armed = |fen: &str, attacker: Color| Kings::of(&node(fen), attacker, false).unwrap().armed;
         assert!(armed("8/5r2/7R/8/5BK1/8/6k1/8 w - - 0 1", Color::White)); // K+R+B v K+R
         assert!(armed("8/5r2/7R/8/5BK1/8/6k1/8 b - - 0 1", Color::White)); // either side to move
         assert!(!armed("8/5r2/7Q/8/6K1/8/6k1/8 w - - 0 1", Color::White)); // K+Q v K+R
@@ -672,13 +666,11 @@ mod tests {
 
     #[test]
     fn flights_after_a_quiet_move_are_the_king_moves_the_defender_then_has() {
-        use shakmaty::{CastlingMode, Chess, fen::Fen};
         // K+B+B v K, the defender's king on b3 with five flights (b1 takes a2 and c2, c1
         // takes b2); no quiet move here opens or closes a line of a man that stays, so
         // the rough count is exact: 4 to 6 flights after the 20 quiet moves.
-        let pos: Chess =
-            "8/6K1/8/8/8/1k6/8/1BB5 w - - 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
-        let node = Node::new(pos.clone());
+        let node = node("8/6K1/8/8/8/1k6/8/1BB5 w - - 0 1");
+        let pos = node.pos.clone();
         let kings = Kings::of(&node, Color::White, false).unwrap();
         let flights = Flights::new(&node, Color::White, kings);
         let mut counts = Vec::new();
