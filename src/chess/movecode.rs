@@ -28,8 +28,14 @@ impl MoveCode {
         MoveCode((u16::from(from) | (u16::from(to) << 6) | (promo << 12) | (castle << 15)).max(1))
     }
 
-    /// The (from, to) pair of `m`'s code, its low 12 bits (`MoveCode::of(m).0 & 0xfff`),
-    /// without the promotion and castle fields.
+    /// The code's (from, to) pair: its low 12 bits, without the promotion and castle
+    /// fields.
+    #[inline]
+    pub fn pair(self) -> u16 {
+        self.0 & 0xfff
+    }
+
+    /// `MoveCode::of(m).pair()`, read from the move without building its whole code.
     #[inline]
     pub fn pair_of(m: Move) -> u16 {
         let (from, to) = match m {
@@ -79,10 +85,10 @@ mod tests {
         ] {
             let pos: Chess = fen.parse::<shakmaty::fen::Fen>().unwrap().into_position(mode).unwrap();
             for m in pos.legal_moves() {
-                assert_eq!(MoveCode::pair_of(m), MoveCode::of(m).0 & 0xfff, "{m:?}");
+                assert_eq!(MoveCode::pair_of(m), MoveCode::of(m).pair(), "{m:?}");
             }
         }
         let drop = Move::Put { role: shakmaty::Role::Knight, to: shakmaty::Square::A1 };
-        assert_eq!(MoveCode::pair_of(drop), MoveCode::of(drop).0 & 0xfff);
+        assert_eq!(MoveCode::pair_of(drop), MoveCode::of(drop).pair());
     }
 }

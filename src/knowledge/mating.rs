@@ -26,7 +26,7 @@ impl MatingMoves {
     /// move has.)
     #[inline]
     pub fn insert(&mut self, code: MoveCode) {
-        let (word, bit) = Self::slot(code.0 & 0xfff);
+        let (word, bit) = Self::slot(code.pair());
         self.bits[word] |= bit;
     }
 
