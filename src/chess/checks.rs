@@ -10,9 +10,9 @@
 //! leaves the king's line with a shielding piece. Castling and en passant, rare and
 //! awkward, are played and tested.
 
-use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Rank, Square, attacks};
+use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Rank, Role, Square, attacks};
 
-use crate::chess::movegen::{attacked, legal_moves, slider_blockers};
+use crate::chess::movegen::{Select, attacked, legal_moves, legal_moves_where, slider_blockers};
 
 /// Check squares and discovered-check candidates for the side to move.
 pub struct CheckInfo {
@@ -80,6 +80,27 @@ impl CheckInfo {
             }
         }
     }
+}
+
+/// A selection of the checks: a man may check from its role's check squares, or from
+/// anywhere when it uncovers a line to the king.
+impl Select for CheckInfo {
+    #[inline(always)]
+    fn targets(&self, role: Role, from: Square) -> Bitboard {
+        if self.blockers.contains(from) { Bitboard::FULL } else { self.by_role[role as usize - 1] }
+    }
+
+    #[inline(always)]
+    fn keep(&self, pos: &Chess, m: Move) -> bool {
+        self.gives_check(pos, m)
+    }
+}
+
+/// The legal moves of `pos` that give check, into `moves`: [`legal_moves`] filtered by
+/// [`CheckInfo::gives_check`], order kept, with the other moves never generated. Where
+/// only a check can mate (the attacker's last ply), that is all the search asks for.
+pub fn legal_checks(pos: &Chess, info: &CheckInfo, moves: &mut MoveList) {
+    legal_moves_where(pos, info, moves);
 }
 
 /// Whether the side to move in `pos` is checkmated: as shakmaty's `is_checkmate`, but a
@@ -177,6 +198,10 @@ mod tests {
             );
         }
         let info = CheckInfo::new(pos);
+        let mut checks = MoveList::new();
+        legal_checks(pos, &info, &mut checks);
+        let filtered: Vec<Move> = pos.legal_moves().into_iter().filter(|&m| info.gives_check(pos, m)).collect();
+        assert_eq!(checks.as_slice(), filtered, "{}", Fen::from_position(pos, shakmaty::EnPassantMode::Legal));
         for m in pos.legal_moves() {
             let mut after = pos.clone();
             after.play_unchecked(m);
@@ -224,6 +249,14 @@ mod tests {
                     }
                     let info = CheckInfo::new(&pos);
                     let checks: Vec<Move> = moves.iter().copied().filter(|&m| info.gives_check(&pos, m)).collect();
+                    let mut generated = MoveList::new();
+                    legal_checks(&pos, &info, &mut generated);
+                    assert_eq!(
+                        generated.as_slice(),
+                        checks,
+                        "{}",
+                        Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+                    );
                     let m = if !checks.is_empty() && rng.below(3) > 0 { rng.pick(&checks) } else { rng.pick(&moves) };
                     pos.play_unchecked(m);
                 }

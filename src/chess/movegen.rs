@@ -15,38 +15,95 @@ use shakmaty::{Bitboard, CastlingSide, Chess, Color, File, Move, MoveList, Posit
 /// and castling; in check, king steps and then the other men's moves onto the checking
 /// line; pinned men only along their pin.
 pub fn legal_moves(pos: &Chess, moves: &mut MoveList) {
+    legal_moves_where(pos, &Every, moves);
+}
+
+/// Which legal moves a generation keeps ([`legal_moves_where`]).
+pub trait Select {
+    /// The squares a man of `role` on `from` may reach in a kept move (a superset: the
+    /// moves there are still asked [`Select::keep`]). Pawns are not asked.
+    fn targets(&self, role: Role, from: Square) -> Bitboard;
+    /// Whether legal move `m` of `pos` is kept.
+    fn keep(&self, pos: &Chess, m: Move) -> bool;
+}
+
+/// Every legal move.
+struct Every;
+
+impl Select for Every {
+    #[inline(always)]
+    fn targets(&self, _: Role, _: Square) -> Bitboard {
+        Bitboard::FULL
+    }
+
+    #[inline(always)]
+    fn keep(&self, _: &Chess, _: Move) -> bool {
+        true
+    }
+}
+
+/// The legal moves of `pos` that `select` keeps, into `moves` (cleared first), in the
+/// order of [`legal_moves`]: the same list, filtered.
+pub fn legal_moves_where<S: Select>(pos: &Chess, select: &S, moves: &mut MoveList) {
     moves.clear();
     let board = pos.board();
     let us = pos.turn();
     let Some(king) = board.king_of(us) else {
         *moves = pos.legal_moves();
+        moves.retain(|m| select.keep(pos, *m));
         return;
     };
     let mut has_ep = false;
     if let Some(to) = pos.maybe_ep_square() {
         for from in board.pawns() & board.by_color(us) & attacks::pawn_attacks(!us, to) {
-            moves.push(Move::EnPassant { from, to });
-            has_ep = true;
+            let m = Move::EnPassant { from, to };
+            if select.keep(pos, m) {
+                moves.push(m);
+                has_ep = true;
+            }
         }
     }
     let ours = board.by_color(us);
     let unsafe_squares = attacked(pos, !us, board.occupied() ^ Bitboard::from_square(king));
     let checkers = pos.checkers();
     if checkers.is_empty() {
-        non_king(pos, !ours, moves);
-        king_steps(pos, king, !ours & !unsafe_squares, moves);
-        castling(pos, king, CastlingSide::KingSide, moves);
-        castling(pos, king, CastlingSide::QueenSide, moves);
+        non_king(pos, select, !ours, moves);
+        king_steps(pos, select, king, !ours & !unsafe_squares, moves);
+        castling(pos, select, king, CastlingSide::KingSide, moves);
+        castling(pos, select, king, CastlingSide::QueenSide, moves);
     } else {
-        king_steps(pos, king, !ours & !unsafe_squares, moves);
+        king_steps(pos, select, king, !ours & !unsafe_squares, moves);
         if let Some(checker) = checkers.single_square() {
-            non_king(pos, attacks::between(king, checker) | Bitboard::from_square(checker), moves);
+            non_king(pos, select, attacks::between(king, checker) | Bitboard::from_square(checker), moves);
         }
     }
     let blockers = slider_blockers(pos, king);
     if blockers.any() || has_ep {
         moves.retain(|m| is_safe(pos, king, *m, blockers));
     }
+}
+
+/// Whether `pos` has a legal move: a knight or slider that is not pinned and can move,
+/// with the king out of check, settles it at once; else the moves are generated.
+pub fn has_legal_move(pos: &Chess) -> bool {
+    let board = pos.board();
+    let us = pos.turn();
+    if let Some(king) = board.king_of(us)
+        && pos.checkers().is_empty()
+    {
+        let ours = board.by_color(us);
+        let free = ours & !board.pawns() & !board.kings() & !slider_blockers(pos, king);
+        let occupied = board.occupied();
+        if free
+            .into_iter()
+            .any(|from| board.piece_at(from).is_some_and(|p| (attacks::attacks(from, p, occupied) & !ours).any()))
+        {
+            return true;
+        }
+    }
+    let mut moves = MoveList::new();
+    legal_moves(pos, &mut moves);
+    !moves.is_empty()
 }
 
 /// The squares `color` attacks with the men on `occupied` in the way.
@@ -79,28 +136,36 @@ fn normal(pos: &Chess, role: Role, from: Square, to: Square, promotion: Option<R
 }
 
 /// The king's steps onto `targets`.
-fn king_steps(pos: &Chess, king: Square, targets: Bitboard, moves: &mut MoveList) {
-    for to in attacks::king_attacks(king) & targets {
-        moves.push(normal(pos, Role::King, king, to, None));
+fn king_steps<S: Select>(pos: &Chess, select: &S, king: Square, targets: Bitboard, moves: &mut MoveList) {
+    for to in attacks::king_attacks(king) & targets & select.targets(Role::King, king) {
+        push(pos, select, normal(pos, Role::King, king, to, None), moves);
+    }
+}
+
+/// Pushes `m` when `select` keeps it.
+#[inline(always)]
+fn push<S: Select>(pos: &Chess, select: &S, m: Move, moves: &mut MoveList) {
+    if select.keep(pos, m) {
+        moves.push(m);
     }
 }
 
 /// The moves of every man but the king onto `target`: pawns, knights, bishops, rooks,
 /// queens, each by its square.
-fn non_king(pos: &Chess, target: Bitboard, moves: &mut MoveList) {
+fn non_king<S: Select>(pos: &Chess, select: &S, target: Bitboard, moves: &mut MoveList) {
     let board = pos.board();
     let ours = board.by_color(pos.turn());
-    pawn_moves(pos, target, moves);
+    pawn_moves(pos, select, target, moves);
     for from in board.knights() & ours {
-        for to in attacks::knight_attacks(from) & target {
-            moves.push(normal(pos, Role::Knight, from, to, None));
+        for to in attacks::knight_attacks(from) & target & select.targets(Role::Knight, from) {
+            push(pos, select, normal(pos, Role::Knight, from, to, None), moves);
         }
     }
     let occupied = board.occupied();
     for (role, men) in [(Role::Bishop, board.bishops()), (Role::Rook, board.rooks()), (Role::Queen, board.queens())] {
         for from in men & ours {
-            for to in attacks::attacks(from, role.of(pos.turn()), occupied) & target {
-                moves.push(normal(pos, role, from, to, None));
+            for to in attacks::attacks(from, role.of(pos.turn()), occupied) & target & select.targets(role, from) {
+                push(pos, select, normal(pos, role, from, to, None), moves);
             }
         }
     }
@@ -108,7 +173,7 @@ fn non_king(pos: &Chess, target: Bitboard, moves: &mut MoveList) {
 
 /// The pawns' moves onto `target`: captures towards one side and then the other (each
 /// without promotion first), single steps, double steps.
-fn pawn_moves(pos: &Chess, target: Bitboard, moves: &mut MoveList) {
+fn pawn_moves<S: Select>(pos: &Chess, select: &S, target: Bitboard, moves: &mut MoveList) {
     let board = pos.board();
     let us = pos.turn();
     let pawns = board.pawns() & board.by_color(us);
@@ -117,13 +182,13 @@ fn pawn_moves(pos: &Chess, target: Bitboard, moves: &mut MoveList) {
     }
     let last_ranks = Bitboard::from_rank(Rank::First) | Bitboard::from_rank(Rank::Eighth);
     let forward = us.fold_wb(8, -8);
-    let push = |moves: &mut MoveList, from: Square, to: Square| {
+    let step = |moves: &mut MoveList, from: Square, to: Square| {
         if last_ranks.contains(to) {
             for promotion in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
-                moves.push(normal(pos, Role::Pawn, from, to, Some(promotion)));
+                push(pos, select, normal(pos, Role::Pawn, from, to, Some(promotion)), moves);
             }
         } else {
-            moves.push(normal(pos, Role::Pawn, from, to, None));
+            push(pos, select, normal(pos, Role::Pawn, from, to, None), moves);
         }
     };
     // Towards the a-file first: a shift one less than the rank's, which a pawn on the
@@ -134,7 +199,7 @@ fn pawn_moves(pos: &Chess, target: Bitboard, moves: &mut MoveList) {
             let part = if promotions { captures & last_ranks } else { captures & !last_ranks };
             for to in part {
                 let from = to.offset(-side).expect("the pawn's own square");
-                push(moves, from, to);
+                step(moves, from, to);
             }
         }
     }
@@ -142,19 +207,20 @@ fn pawn_moves(pos: &Chess, target: Bitboard, moves: &mut MoveList) {
     for promotions in [false, true] {
         let part = single & target & if promotions { last_ranks } else { !last_ranks };
         for to in part {
-            push(moves, to.offset(-forward).expect("the pawn's own square"), to);
+            step(moves, to.offset(-forward).expect("the pawn's own square"), to);
         }
     }
     let double_rank = Bitboard::from_rank(us.fold_wb(Rank::Fourth, Rank::Fifth));
     let double = single.shift(forward) & double_rank & !board.occupied();
     for to in double & target {
-        moves.push(normal(pos, Role::Pawn, to.offset(-2 * forward).expect("the pawn's own square"), to, None));
+        let from = to.offset(-2 * forward).expect("the pawn's own square");
+        push(pos, select, normal(pos, Role::Pawn, from, to, None), moves);
     }
 }
 
 /// Castling to `side`, when the rook may castle, the squares between are empty and the
 /// king crosses no attacked square.
-fn castling(pos: &Chess, king: Square, side: CastlingSide, moves: &mut MoveList) {
+fn castling<S: Select>(pos: &Chess, select: &S, king: Square, side: CastlingSide, moves: &mut MoveList) {
     let us = pos.turn();
     let castles = pos.castles();
     let Some(rook) = castles.rook(us, side) else { return };
@@ -172,7 +238,7 @@ fn castling(pos: &Chess, king: Square, side: CastlingSide, moves: &mut MoveList)
     if crossed.into_iter().any(|sq| pos.king_attackers(sq, !us, without_king).any()) {
         return;
     }
-    moves.push(Move::Castle { king, rook });
+    push(pos, select, Move::Castle { king, rook }, moves);
 }
 
 /// The men (of either side) that stand alone between the king on `king` and an enemy
@@ -217,6 +283,24 @@ mod tests {
         legal_moves(pos, &mut ours);
         let theirs = pos.legal_moves();
         assert_eq!(ours.as_slice(), theirs.as_slice(), "{}", Fen::from_position(pos, EnPassantMode::Legal));
+        assert_eq!(has_legal_move(pos), !theirs.is_empty(), "{}", Fen::from_position(pos, EnPassantMode::Legal));
+    }
+
+    #[test]
+    fn a_position_has_a_legal_move_when_shakmaty_lists_one() {
+        // (position, has a legal move): a stalemate with a pinned knight, a king without
+        // steps whose pawn may move, a bare stalemate, a checkmate, a check with a reply.
+        for (fen, any) in [
+            ("8/8/8/8/3b4/1p6/1Nk5/K7 w - - 0 1", false),
+            ("8/8/8/8/8/1p6/2k1P3/K7 w - - 0 1", true),
+            ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", false),
+            ("8/8/8/8/8/k1b5/p1P5/K7 w - - 0 1", false),
+            ("k7/8/1K6/8/8/8/8/6Q1 b - - 0 1", true),
+        ] {
+            let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+            assert_eq!(pos.legal_moves().is_empty(), !any, "{fen}");
+            assert_eq!(has_legal_move(&pos), any, "{fen}");
+        }
     }
 
     #[test]

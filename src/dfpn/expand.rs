@@ -9,10 +9,10 @@
 
 use shakmaty::{Move, MoveList, Position};
 
-use crate::chess::checks::{CheckInfo, evasion_count};
+use crate::chess::checks::{CheckInfo, evasion_count, legal_checks};
 use crate::chess::mate_len::Plies;
 use crate::chess::movecode::MoveCode;
-use crate::chess::movegen::legal_moves;
+use crate::chess::movegen::{has_legal_move, legal_moves};
 use crate::chess::node::Node;
 use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
 use crate::dfpn::children::{Child, Expansion, MoveClass};
@@ -75,15 +75,12 @@ impl Expander<'_, '_> {
     /// Expands an OR node (attacker to move, `r` plies left, `ply` plies below the search
     /// root) into `children`.
     pub fn or(&mut self, node: &Node, r: Plies, ply: usize, root: RootMoves, children: &mut Vec<Child>) -> Expansion {
+        if r == Plies::new(1) && root == RootMoves::All {
+            return self.mate_in_one(node);
+        }
         let mut moves = MoveList::new();
         self.tree.node_moves(node, root, &mut moves);
-        // The 50-move rule is the defender's claim, made on its own turn (see `and`);
-        // at the attacker's turn only the automatic 75-move draw ends the game.
-        if moves.is_empty()
-            || node.clock() >= AUTOMATIC_DRAW_CLOCK
-            || cannot_mate(&node.pos, self.tree.attacker)
-            || self.knowledge.no_win(node)
-        {
+        if moves.is_empty() || self.hopeless(node) {
             return Expansion::Decided(Value::disproven(Plies::INFINITE), MoveCode::NONE);
         }
         if r == Plies::ZERO {
@@ -91,16 +88,7 @@ impl Expander<'_, '_> {
         }
         let info = CheckInfo::new(&node.pos);
         if r == Plies::new(1) {
-            // Only a check can mate in one: the cheap mate-in-1 test.
-            for &m in &moves {
-                if info.gives_check(&node.pos, m) {
-                    self.monitor.count(1);
-                    if node.is_mate_after(m) {
-                        return Expansion::Decided(Value::proven(Plies::new(1)), MoveCode::of(m));
-                    }
-                }
-            }
-            return Expansion::Decided(Value::disproven(Plies::new(2)), MoveCode::NONE);
+            return self.first_mate(node, moves.iter().copied().filter(|&m| info.gives_check(&node.pos, m)));
         }
         // Children in the order selection breaks ties by: checks, then captures and
         // promotions, then quiet moves. Checks and captures are probed at once (their
@@ -177,6 +165,42 @@ impl Expander<'_, '_> {
             self.set_aside.below_root |= narrowed && ply == 1;
         }
         Expansion::Open
+    }
+
+    /// Whether the attacker, to move at `node`, cannot mate at any bound whatever its
+    /// moves. The 50-move rule is the defender's claim, made on its own turn (see `and`);
+    /// at the attacker's turn only the automatic 75-move draw ends the game.
+    fn hopeless(&self, node: &Node) -> bool {
+        node.clock() >= AUTOMATIC_DRAW_CLOCK
+            || cannot_mate(&node.pos, self.tree.attacker)
+            || self.knowledge.no_win(node)
+    }
+
+    /// Expands an OR node with one ply left (all its moves allowed): only a check can
+    /// mate, so only the checks are generated; the other moves matter only when there are
+    /// none, and then only whether there are any (no legal move: no mate at any bound).
+    fn mate_in_one(&mut self, node: &Node) -> Expansion {
+        if self.hopeless(node) {
+            return Expansion::Decided(Value::disproven(Plies::INFINITE), MoveCode::NONE);
+        }
+        let info = CheckInfo::new(&node.pos);
+        let mut checks = MoveList::new();
+        legal_checks(&node.pos, &info, &mut checks);
+        if checks.is_empty() && !has_legal_move(&node.pos) {
+            return Expansion::Decided(Value::disproven(Plies::INFINITE), MoveCode::NONE);
+        }
+        self.first_mate(node, checks.iter().copied())
+    }
+
+    /// The mate-in-one test over `checks`, in their order: each check tried is a node.
+    fn first_mate(&mut self, node: &Node, checks: impl Iterator<Item = Move>) -> Expansion {
+        for m in checks {
+            self.monitor.count(1);
+            if node.is_mate_after(m) {
+                return Expansion::Decided(Value::proven(Plies::new(1)), MoveCode::of(m));
+            }
+        }
+        Expansion::Decided(Value::disproven(Plies::new(2)), MoveCode::NONE)
     }
 
     /// Keeps the [`NARROW_QUIET`] most promising quiet moves of an attacker node below the
