@@ -10,7 +10,7 @@
 //! leaves the king's line with a shielding piece. Castling and en passant, rare and
 //! awkward, are played and tested.
 
-use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Rank, Role, Square, attacks};
+use shakmaty::{Bitboard, Board, Chess, Color, Move, MoveList, Position, Rank, Role, Square, attacks};
 
 use crate::chess::movegen::{Select, attacked, legal_moves, legal_moves_where, slider_blockers};
 
@@ -130,31 +130,86 @@ pub fn is_checkmate(pos: &Chess) -> bool {
 /// The number of legal moves of the side to move in `pos`, which is in check: shakmaty's
 /// `legal_moves().len()` without the list. The prover asks it of every check it starts
 /// (a check's first proof number), where the list cost as much as a full generation.
+/// A position with an en passant square, where a capture can uncover the king along a
+/// rank, is left to shakmaty.
+pub fn evasion_count(pos: &Chess) -> u32 {
+    if pos.maybe_ep_square().is_some() {
+        return pos.legal_moves().len() as u32;
+    }
+    evasions(pos.board(), pos.turn()).unwrap_or_else(|| pos.legal_moves().len() as u32)
+}
+
+/// [`evasion_count`] of the position after `m`, a legal move of `pos` that gives check,
+/// counted on the board after it: a normal move is not played in full (castling rights,
+/// clocks and hash are not the count's business). A double pawn step, which may leave an
+/// en passant capture, and the rare other moves are played.
+pub fn evasion_count_after(pos: &Chess, m: Move) -> u32 {
+    if let Some(n) = board_after(pos, m).and_then(|board| evasions(&board, !pos.turn())) {
+        return n;
+    }
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    evasion_count(&after)
+}
+
+/// Whether legal move `m` of `pos` checkmates: [`is_checkmate`] of the position after it,
+/// asked of the board after a normal move (a safe king step first, then the evasions
+/// counted) and of the played position after the others, as [`evasion_count_after`].
+pub fn mates_by(pos: &Chess, m: Move) -> bool {
+    if let Some(board) = board_after(pos, m) {
+        let (us, them) = (pos.turn(), !pos.turn());
+        if let Some(king) = board.king_of(them) {
+            let without_king = board.occupied() ^ Bitboard::from_square(king);
+            let steps = attacks::king_attacks(king) & !board.by_color(them);
+            if steps.into_iter().any(|to| board.attacks_to(to, us, without_king).is_empty()) {
+                return false;
+            }
+        }
+        if let Some(n) = evasions(&board, them) {
+            return n == 0;
+        }
+    }
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    is_checkmate(&after)
+}
+
+/// The board after `m`, a normal move of `pos` that leaves no en passant square (not a
+/// pawn's double step), on which the other side's replies can be counted; None for the
+/// other moves.
+#[inline]
+fn board_after(pos: &Chess, m: Move) -> Option<Board> {
+    let Move::Normal { role, from, to, promotion, .. } = m else { return None };
+    if role == Role::Pawn && from.distance(to) == 2 {
+        return None;
+    }
+    let mut board = pos.board().clone();
+    board.discard_piece_at(from);
+    board.set_piece_at(to, promotion.unwrap_or(role).of(pos.turn()));
+    Some(board)
+}
+
+/// The legal moves of `us`, in check on `board` with no en passant capture possible (None
+/// when `us` has no king or is not in check).
 ///
 /// The king's steps to safe squares; against a single check also every move of an
 /// unpinned man onto the checker or a square between it and the king (a pinned man never
 /// can: its line and the check's meet only at the king). Pawn moves onto the last rank
-/// count four promotions. A position with an en passant square, where a capture can
-/// uncover the king along a rank, is left to shakmaty.
-pub fn evasion_count(pos: &Chess) -> u32 {
-    let board = pos.board();
-    let us = pos.turn();
-    let (Some(king), Some(checker)) = (board.king_of(us), pos.checkers().first()) else {
-        return pos.legal_moves().len() as u32;
-    };
-    if pos.maybe_ep_square().is_some() {
-        return pos.legal_moves().len() as u32;
-    }
-    let ours = board.by_color(us);
+/// count four promotions.
+fn evasions(board: &Board, us: Color) -> Option<u32> {
+    let king = board.king_of(us)?;
     let occupied = board.occupied();
-    let unsafe_squares = attacked(pos, !us, occupied ^ Bitboard::from_square(king));
+    let checkers = board.attacks_to(king, !us, occupied);
+    let checker = checkers.first()?;
+    let ours = board.by_color(us);
+    let unsafe_squares = attacked(board, !us, occupied ^ Bitboard::from_square(king));
     let mut n = (attacks::king_attacks(king) & !ours & !unsafe_squares).count() as u32;
-    if pos.checkers().more_than_one() {
-        return n;
+    if checkers.more_than_one() {
+        return Some(n);
     }
     let between = attacks::between(king, checker);
     let target = between | Bitboard::from_square(checker);
-    let pinned = slider_blockers(pos, king) & ours;
+    let pinned = slider_blockers(board, us, king) & ours;
     let movers = ours & !board.kings() & !pinned;
     for sq in movers & !board.pawns() {
         if let Some(piece) = board.piece_at(sq) {
@@ -163,7 +218,7 @@ pub fn evasion_count(pos: &Chess) -> u32 {
     }
     let pawns = movers & board.pawns();
     if pawns.is_empty() {
-        return n;
+        return Some(n);
     }
     let last_rank = Bitboard::from_rank(us.fold_wb(Rank::Eighth, Rank::First));
     let moves_to = |to: Bitboard| (to & !last_rank).count() as u32 + 4 * (to & last_rank).count() as u32;
@@ -174,7 +229,7 @@ pub fn evasion_count(pos: &Chess) -> u32 {
     let single = pawns.shift(forward) & !occupied;
     let double_from = Bitboard::from_rank(us.fold_wb(Rank::Third, Rank::Sixth));
     let double = (single & double_from).shift(forward) & !occupied;
-    n + moves_to(single & between) + (double & between).count() as u32
+    Some(n + moves_to(single & between) + (double & between).count() as u32)
 }
 
 #[cfg(test)]
@@ -205,6 +260,11 @@ mod tests {
         for m in pos.legal_moves() {
             let mut after = pos.clone();
             after.play_unchecked(m);
+            let fen = Fen::from_position(pos, shakmaty::EnPassantMode::Legal);
+            if after.is_check() {
+                assert_eq!(evasion_count_after(pos, m), after.legal_moves().len() as u32, "{fen} move {m:?}");
+            }
+            assert_eq!(mates_by(pos, m), after.is_checkmate(), "{fen} move {m:?}");
             assert_eq!(
                 info.gives_check(pos, m),
                 after.is_check(),

@@ -8,7 +8,9 @@
 //! search breaks ties between children by it, so the same moves in another order would be
 //! another search. A test compares both generators, order included, on random games.
 
-use shakmaty::{Bitboard, CastlingSide, Chess, Color, File, Move, MoveList, Position, Rank, Role, Square, attacks};
+use shakmaty::{
+    Bitboard, Board, CastlingSide, Chess, Color, File, Move, MoveList, Position, Rank, Role, Square, attacks,
+};
 
 /// The legal moves of `pos` into `moves` (cleared first), in shakmaty's order: en passant
 /// captures; then, out of check, pawn, knight, bishop, rook and queen moves, king steps
@@ -64,7 +66,7 @@ pub fn legal_moves_where<S: Select>(pos: &Chess, select: &S, moves: &mut MoveLis
         }
     }
     let ours = board.by_color(us);
-    let unsafe_squares = attacked(pos, !us, board.occupied() ^ Bitboard::from_square(king));
+    let unsafe_squares = attacked(board, !us, board.occupied() ^ Bitboard::from_square(king));
     let checkers = pos.checkers();
     if checkers.is_empty() {
         non_king(pos, select, !ours, moves);
@@ -77,7 +79,7 @@ pub fn legal_moves_where<S: Select>(pos: &Chess, select: &S, moves: &mut MoveLis
             non_king(pos, select, attacks::between(king, checker) | Bitboard::from_square(checker), moves);
         }
     }
-    let blockers = slider_blockers(pos, king);
+    let blockers = slider_blockers(board, us, king);
     if blockers.any() || has_ep {
         moves.retain(|m| is_safe(pos, king, *m, blockers));
     }
@@ -92,7 +94,7 @@ pub fn has_legal_move(pos: &Chess) -> bool {
         && pos.checkers().is_empty()
     {
         let ours = board.by_color(us);
-        let free = ours & !board.pawns() & !board.kings() & !slider_blockers(pos, king);
+        let free = ours & !board.pawns() & !board.kings() & !slider_blockers(board, us, king);
         let occupied = board.occupied();
         if free
             .into_iter()
@@ -107,8 +109,7 @@ pub fn has_legal_move(pos: &Chess) -> bool {
 }
 
 /// The squares `color` attacks with the men on `occupied` in the way.
-pub(crate) fn attacked(pos: &Chess, color: Color, occupied: Bitboard) -> Bitboard {
-    let board = pos.board();
+pub(crate) fn attacked(board: &Board, color: Color, occupied: Bitboard) -> Bitboard {
     let theirs = board.by_color(color);
     let mut map = Bitboard::EMPTY;
     for sq in board.pawns() & theirs {
@@ -241,13 +242,12 @@ fn castling<S: Select>(pos: &Chess, select: &S, king: Square, side: CastlingSide
     push(pos, select, Move::Castle { king, rook }, moves);
 }
 
-/// The men (of either side) that stand alone between the king on `king` and an enemy
+/// The men (of either side) that stand alone between `us`'s king on `king` and an enemy
 /// slider's line to it.
-pub(crate) fn slider_blockers(pos: &Chess, king: Square) -> Bitboard {
-    let board = pos.board();
+pub(crate) fn slider_blockers(board: &Board, us: Color, king: Square) -> Bitboard {
     let snipers = ((attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens())
         | (attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens()))
-        & board.by_color(!pos.turn());
+        & board.by_color(!us);
     let mut blockers = Bitboard::EMPTY;
     for sniper in snipers {
         let between = attacks::between(king, sniper) & board.occupied();

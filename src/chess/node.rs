@@ -2,11 +2,12 @@
 //!
 //! Inside the search, moves are played through [`Node`], which keeps the hash current
 //! (incrementally where that is simple). Two places play moves without it, on purpose:
-//! [`Node::is_mate_after`] (the mate-in-1 test needs no hash) and the check detector,
-//! which plays castling and en passant moves to test them. The replay of finished lines
+//! the mate-in-1 test and the evasion count of a check ([`crate::chess::checks`], which
+//! need no hash and mostly only the board after the move) and the check detector, which
+//! plays castling and en passant moves to test them. The replay of finished lines
 //! (`verify`) hashes with shakmaty alone, independently of this code.
 
-use crate::chess::checks::is_checkmate;
+use crate::chess::checks::mates_by;
 use shakmaty::{
     CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square,
     zobrist::{Zobrist64, ZobristValue},
@@ -102,12 +103,10 @@ impl Node {
         h.0
     }
 
-    /// Whether legal move `m` checkmates (played without hashing).
+    /// Whether legal move `m` checkmates (see [`mates_by`]).
     #[inline]
     pub fn is_mate_after(&self, m: Move) -> bool {
-        let mut pos = self.pos.clone();
-        pos.play_unchecked(m);
-        is_checkmate(&pos)
+        mates_by(&self.pos, m)
     }
 
     /// A legal move that checkmates at once, if there is one.

@@ -9,7 +9,7 @@
 
 use shakmaty::{Move, MoveList, Position};
 
-use crate::chess::checks::{CheckInfo, evasion_count, legal_checks};
+use crate::chess::checks::{CheckInfo, evasion_count_after, legal_checks};
 use crate::chess::mate_len::Plies;
 use crate::chess::movecode::MoveCode;
 use crate::chess::movegen::{has_legal_move, legal_moves};
@@ -138,9 +138,8 @@ impl Expander<'_, '_> {
             let value = match self.tree.known(c.key, r.pred()) {
                 Some(v) => v,
                 None if c.class == MoveClass::Check => {
-                    let child = node.play(m);
                     self.monitor.count(1);
-                    let evasions = evasion_count(&child.pos);
+                    let evasions = evasion_count_after(&node.pos, m);
                     if evasions == 0 {
                         return Expansion::Decided(Value::proven(Plies::new(1)), MoveCode::of(m));
                     }
