@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use pnmate::bench::micro::{Fixture, evasions_of_checks, mates_among, pick};
+use pnmate::bench::micro::{Fixture, check_count, evasions_of_checks, legal_move_count, mates_among, pick};
 use pnmate::chess::mate_len::{MateRange, Plies};
 use pnmate::chess::movecode::MoveCode;
 use pnmate::tt::{Record, Table};
@@ -37,7 +37,8 @@ fn movegen(c: &mut Criterion) {
     for &(name, fen) in POSITIONS {
         let fixture = Fixture::new(fen);
         let pos = fixture.position();
-        c.bench_function(&format!("movegen/legal_moves/{name}"), |b| b.iter(|| black_box(pos).legal_moves().len()));
+        c.bench_function(&format!("movegen/legal_moves/{name}"), |b| b.iter(|| legal_move_count(black_box(pos))));
+        c.bench_function(&format!("movegen/checks/{name}"), |b| b.iter(|| check_count(black_box(pos))));
         c.bench_function(&format!("movegen/play_all/{name}"), |b| b.iter(|| black_box(&fixture).play_all()));
         let checks = checks(&fixture);
         if !checks.is_empty() {

@@ -145,10 +145,11 @@ fn first_proof(name: &'static str, fen: &str, tt: &Table) -> FirstProof {
 /// Fixtures of the micro-benchmarks (`cargo bench`, benches/speed.rs): the steps of a
 /// df-pn node measured one at a time, on the library's own types.
 pub mod micro {
-    use shakmaty::{Chess, Color, Move, Position};
+    use shakmaty::{Chess, Color, Move, MoveList, Position};
 
-    use crate::chess::checks::{evasion_count, is_checkmate};
+    use crate::chess::checks::{CheckInfo, evasion_count_after, legal_checks, mates_by};
     use crate::chess::mate_len::Plies;
+    use crate::chess::movegen::legal_moves;
     use crate::chess::node::Node;
     use crate::chess::position::parse_fen;
     use crate::dfpn::children::{Child, Expansion, aggregate};
@@ -231,26 +232,26 @@ pub mod micro {
 
     /// The number of evasions of each check of `pos`, counted as the search counts them.
     pub fn evasions_of_checks(pos: &Chess, checks: &[Move]) -> u32 {
-        checks
-            .iter()
-            .map(|&m| {
-                let mut after = pos.clone();
-                after.play_unchecked(m);
-                evasion_count(&after)
-            })
-            .sum()
+        checks.iter().map(|&m| evasion_count_after(pos, m)).sum()
     }
 
     /// How many of `moves` mate at once, tested as the search's mate-in-one test does.
     pub fn mates_among(pos: &Chess, moves: &[Move]) -> usize {
-        moves
-            .iter()
-            .filter(|&&m| {
-                let mut after = pos.clone();
-                after.play_unchecked(m);
-                is_checkmate(&after)
-            })
-            .count()
+        moves.iter().filter(|&&m| mates_by(pos, m)).count()
+    }
+
+    /// The number of legal moves of `pos`, generated as the search generates them.
+    pub fn legal_move_count(pos: &Chess) -> usize {
+        let mut moves = MoveList::new();
+        legal_moves(pos, &mut moves);
+        moves.len()
+    }
+
+    /// The number of checks of `pos`, generated as a node with one ply left generates them.
+    pub fn check_count(pos: &Chess) -> usize {
+        let mut checks = MoveList::new();
+        legal_checks(pos, &CheckInfo::new(pos), &mut checks);
+        checks.len()
     }
 }
 
