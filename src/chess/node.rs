@@ -2,7 +2,7 @@
 //!
 //! Inside the search, moves are played through [`Node`], which keeps the hash current
 //! (incrementally where that is simple). Two places play moves without it, on purpose:
-//! the mate-in-1 test and the evasion count of a check ([`crate::chess::checks`], which
+//! the mate-in-1 test and the evasion count of a check (`chess::checks`, which
 //! need no hash and mostly only the board after the move) and the check detector, which
 //! plays castling and en passant moves to test them. The replay of finished lines
 //! (`verify`) hashes with shakmaty alone, independently of this code.
@@ -103,7 +103,7 @@ impl Node {
         h.0
     }
 
-    /// Whether legal move `m` checkmates (see [`mates_by`]).
+    /// Whether legal move `m` checkmates (see `checks::mates_by`).
     #[inline]
     pub fn is_mate_after(&self, m: Move) -> bool {
         mates_by(&self.pos, m)
