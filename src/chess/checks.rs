@@ -111,20 +111,24 @@ pub fn is_checkmate(pos: &Chess) -> bool {
     if !pos.is_check() {
         return false;
     }
-    let board = pos.board();
-    let us = pos.turn();
-    if let Some(king) = board.king_of(us) {
-        // A step is safe when nothing attacks its square with the king gone from its own
-        // (a slider's line through the king's square covers the squares behind it).
-        let without_king = board.occupied() ^ Bitboard::from_square(king);
-        let steps = attacks::king_attacks(king) & !board.by_color(us);
-        if steps.into_iter().any(|to| board.attacks_to(to, !us, without_king).is_empty()) {
-            return false;
-        }
+    if has_safe_step(pos.board(), pos.turn()) {
+        return false;
     }
     let mut moves = MoveList::new();
     legal_moves(pos, &mut moves);
     moves.is_empty()
+}
+
+/// Whether `side`'s king on `board` has a step to a square that nothing attacks with the
+/// king gone from its own (a slider's line through the king's square covers the squares
+/// behind it): a legal move, whatever checks the king.
+#[inline]
+fn has_safe_step(board: &Board, side: Color) -> bool {
+    board.king_of(side).is_some_and(|king| {
+        let without_king = board.occupied() ^ Bitboard::from_square(king);
+        let steps = attacks::king_attacks(king) & !board.by_color(side);
+        steps.into_iter().any(|to| board.attacks_to(to, !side, without_king).is_empty())
+    })
 }
 
 /// The number of legal moves of the side to move in `pos`, which is in check: shakmaty's
@@ -157,15 +161,10 @@ pub fn evasion_count_after(pos: &Chess, m: Move) -> u32 {
 /// counted) and of the played position after the others, as [`evasion_count_after`].
 pub fn mates_by(pos: &Chess, m: Move) -> bool {
     if let Some(board) = board_after(pos, m) {
-        let (us, them) = (pos.turn(), !pos.turn());
-        if let Some(king) = board.king_of(them) {
-            let without_king = board.occupied() ^ Bitboard::from_square(king);
-            let steps = attacks::king_attacks(king) & !board.by_color(them);
-            if steps.into_iter().any(|to| board.attacks_to(to, us, without_king).is_empty()) {
-                return false;
-            }
+        if has_safe_step(&board, !pos.turn()) {
+            return false;
         }
-        if let Some(n) = evasions(&board, them) {
+        if let Some(n) = evasions(&board, !pos.turn()) {
             return n == 0;
         }
     }
