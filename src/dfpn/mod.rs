@@ -1,7 +1,7 @@
 //! The df-pn core: one question ("does the attacker mate within r plies?") over one
 //! table. Proof and disproof numbers and the values a node carries, table keys, node
-//! counting and limits, the question's tree and the search path, a node's children and their aggregation,
-//! local expansion, and the recursive search that ties them together.
+//! counting and limits, the question's tree and the search path, a node's children and
+//! their aggregation, local expansion, and the recursive search that ties them together.
 
 pub(crate) mod children;
 pub(crate) mod expand;
