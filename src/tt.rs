@@ -176,8 +176,10 @@ impl Slot {
         ]
     }
 
-    /// A consistent copy, or None when writers kept disturbing it.
-    #[inline]
+    /// A consistent copy, or None when writers kept disturbing it. Always inlined: as a
+    /// call, its copy came back through memory and the probe read it in other widths than
+    /// it was written in, loads that wait for the stores to retire (store forwarding).
+    #[inline(always)]
     fn read(&self) -> Option<Entry> {
         for _ in 0..READ_TRIES {
             let s1 = self.0[3].load(Ordering::Acquire);
