@@ -41,17 +41,8 @@ impl CheckInfo {
             bishop | rook,
             Bitboard::EMPTY,
         ];
-        let ours = board.by_color(us);
-        let snipers = ((attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens())
-            | (attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens()))
-            & ours;
-        let mut blockers = Bitboard::EMPTY;
-        for sniper in snipers {
-            let between = attacks::between(sniper, king) & occupied;
-            if between.count() == 1 {
-                blockers |= between & ours;
-            }
-        }
+        // Our men that stand alone between one of our sliders and their king.
+        let blockers = slider_blockers(board, !us, king) & board.by_color(us);
         CheckInfo { king: Some(king), occupied, by_role, blockers }
     }
 

@@ -1,10 +1,10 @@
 //! A search node: a position with its Zobrist hash.
 //!
 //! Inside the search, moves are played through [`Node`], which keeps the hash current
-//! (incrementally where that is simple). Two places play moves without it, on purpose:
-//! the mate-in-1 test and the evasion count of a check (`chess::checks`, which
-//! need no hash and mostly only the board after the move) and the check detector, which
-//! plays castling and en passant moves to test them. The replay of finished lines
+//! (incrementally where that is simple). Three places play moves without it, on purpose:
+//! the mate-in-1 test and the evasion count of a check (`chess::checks`: they need no
+//! hash and mostly only the board after the move), and the check detector, which plays
+//! castling and en passant moves to test them. The replay of finished lines
 //! (`verify`) hashes with shakmaty alone, independently of this code.
 
 use crate::chess::checks::mates_by;
