@@ -55,6 +55,15 @@ pub fn legal_moves_where<S: Select>(pos: &Chess, select: &S, moves: &mut MoveLis
         moves.retain(|m| select.keep(pos, *m));
         return;
     };
+    let ours = board.by_color(us);
+    let alone = Bitboard::from_square(king);
+    if ours == alone {
+        // A bare king (the defender of most long mates): no pawn to take en passant, no
+        // rook to castle with, no man to pin, so its steps are all its moves.
+        let unsafe_squares = attacked(board, !us, board.occupied() ^ alone);
+        king_steps(pos, select, king, !ours & !unsafe_squares, moves);
+        return;
+    }
     let mut has_ep = false;
     if let Some(to) = pos.maybe_ep_square() {
         for from in board.pawns() & board.by_color(us) & attacks::pawn_attacks(!us, to) {
@@ -65,8 +74,7 @@ pub fn legal_moves_where<S: Select>(pos: &Chess, select: &S, moves: &mut MoveLis
             }
         }
     }
-    let ours = board.by_color(us);
-    let unsafe_squares = attacked(board, !us, board.occupied() ^ Bitboard::from_square(king));
+    let unsafe_squares = attacked(board, !us, board.occupied() ^ alone);
     let checkers = pos.checkers();
     if checkers.is_empty() {
         non_king(pos, select, !ours, moves);
@@ -276,7 +284,7 @@ fn is_safe(pos: &Chess, king: Square, m: Move, blockers: Bitboard) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{CastlingMode, EnPassantMode, fen::Fen};
+    use shakmaty::{CastlingMode, EnPassantMode, FromSetup, fen::Fen};
 
     fn same_as_shakmaty(pos: &Chess) {
         let mut ours = MoveList::new();
@@ -335,5 +343,39 @@ mod tests {
             }
         }
         assert!(positions > 50_000, "{positions} positions");
+    }
+
+    #[test]
+    fn a_bare_king_s_moves_are_shakmaty_s() {
+        // Random placements of a bare king against a king and one to three men (those
+        // with the bare king to move, in check or not), and K+R+P v K with an en passant
+        // square that the bare king's side cannot use.
+        let mut rng = crate::rng::Rng::new(7);
+        let roles = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn];
+        let (mut tried, mut checked) = (0, 0);
+        while tried < 20_000 {
+            let mut board = Board::empty();
+            let men = 1 + rng.below(3);
+            let mut pieces = vec![Color::White.king(), Color::Black.king()];
+            pieces.extend((0..men).map(|_| roles[rng.below(roles.len())].of(Color::White)));
+            for piece in pieces {
+                let mut sq = Square::new(rng.below(64) as u32);
+                while board.piece_at(sq).is_some() {
+                    sq = Square::new(rng.below(64) as u32);
+                }
+                board.set_piece_at(sq, piece);
+            }
+            let mut setup = shakmaty::Setup::empty();
+            setup.board = board;
+            setup.turn = Color::Black;
+            let Ok(pos) = Chess::from_setup(setup, CastlingMode::Standard) else { continue };
+            tried += 1;
+            checked += usize::from(pos.is_check());
+            same_as_shakmaty(&pos);
+        }
+        assert!(checked > 1_000, "{checked} positions in check");
+        let ep: Chess =
+            "8/8/8/8/3Pk3/8/8/R3K3 b - d3 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+        same_as_shakmaty(&ep);
     }
 }
