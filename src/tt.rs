@@ -572,8 +572,8 @@ impl Table {
         let _ = key;
     }
 
-    /// A copy of the entry for `key`, if present.
-    #[inline]
+    /// A copy of the entry for `key`, if present. Always inlined, with the search's other small calls (docs/design.md, "The search's small calls inlined").
+    #[inline(always)]
     pub fn probe(&self, key: u64) -> Option<Entry> {
         let b = self.bucket(key);
         // Look at the key word first: only a slot that may hold the key is copied.
@@ -602,7 +602,8 @@ impl Table {
     }
 
     /// Records what a search learnt about `key`: the working numbers and bound replace
-    /// the stored ones, the mate range tightens, the work adds up.
+    /// the stored ones, the mate range tightens, the work adds up. Always inlined, with the search's other small calls (docs/design.md, "The search's small calls inlined").
+    #[inline(always)]
     pub fn store(&self, key: u64, r: &Record) {
         let b = self.bucket(key);
         let generation = self.generation.load(Ordering::Relaxed);
