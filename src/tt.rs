@@ -29,8 +29,9 @@
 //! A proof, a disproof or a length read from the table is therefore always one that was
 //! stored for that key. The one exception to "only tightens" is [`Table::forget_proof`],
 //! which drops a proof whose subtree the table has lost (the line builder's call): a
-//! reader then sees no proof, or the true one it replaced, never a false one. Two threads may, rarely, place the same key in both slots of a
-//! bucket; both copies hold true facts, and a probe returns the first.
+//! reader then sees no proof, or the true one it replaced, never a false one. Two threads
+//! may, rarely, place the same key in both slots of a bucket; both copies hold true
+//! facts, and a probe returns the first.
 //!
 //! The API hands out copies, never references. `resize` and `clear` take `&mut self`:
 //! the type system keeps them between searches, when no thread holds the table.
@@ -572,18 +573,23 @@ impl Table {
         let _ = key;
     }
 
-    /// A copy of the entry for `key`, if present. Always inlined, with the search's other small calls (docs/design.md, "The search's small calls inlined").
+    /// A copy of the entry for `key`, if present. Always inlined, with the search's other
+    /// small calls (docs/design.md, "The search's small calls inlined").
     #[inline(always)]
     pub fn probe(&self, key: u64) -> Option<Entry> {
         let b = self.bucket(key);
-        // Look at the key word first: only a slot that may hold the key is copied.
-        self.buckets[b]
-            .0
-            .iter()
-            .filter(|s| s.0[0].load(Ordering::Relaxed) == key)
-            .filter_map(Slot::read)
-            .find(|e| e.key == key && !e.is_empty())
-            .map(|e| self.fresh(e))
+        // Look at the key word first: only a slot that may hold the key is copied. A
+        // plain loop: as an iterator chain, its search stayed a call of its own.
+        for slot in &self.buckets[b].0 {
+            if slot.0[0].load(Ordering::Relaxed) == key
+                && let Some(e) = slot.read()
+                && e.key == key
+                && !e.is_empty()
+            {
+                return Some(self.fresh(e));
+            }
+        }
+        None
     }
 
     /// `e` as a search of this generation may use it: a proof stored more than
@@ -602,7 +608,9 @@ impl Table {
     }
 
     /// Records what a search learnt about `key`: the working numbers and bound replace
-    /// the stored ones, the mate range tightens, the work adds up. Always inlined, with the search's other small calls (docs/design.md, "The search's small calls inlined").
+    /// the stored ones, the mate range tightens, the work adds up. Always inlined, with
+    /// the search's other small calls (docs/design.md, "The search's small calls
+    /// inlined").
     #[inline(always)]
     pub fn store(&self, key: u64, r: &Record) {
         let b = self.bucket(key);

@@ -149,7 +149,8 @@ pub struct Aggregate {
 /// Combines the children's values into the node's, and picks the child to search next
 /// and the runner-up on the deciding side. The loop that runs at every step of a node's
 /// search sums and picks only; the mate lengths are gathered in a second pass, when the
-/// node is solved. Always inlined, with the search's other small calls (docs/design.md, "The search's small calls inlined").
+/// node is solved. Always inlined, with the search's other small calls (docs/design.md,
+/// "The search's small calls inlined").
 #[inline(always)]
 pub fn aggregate(or: bool, children: &[Child]) -> Aggregate {
     let mut pick = Pick::NONE;
@@ -204,7 +205,8 @@ pub fn aggregate(or: bool, children: &[Child]) -> Aggregate {
 /// The move to remember for a node: the shortest proven mate at a proven OR node, the
 /// longest proven defence at a proven AND node, the refutation at a disproven AND node,
 /// else the child the search would enter next (`next`, as [`aggregate`] picked it).
-/// Always inlined, with the search's other small calls (docs/design.md, "The search's small calls inlined").
+/// Always inlined, with the search's other small calls (docs/design.md, "The search's
+/// small calls inlined").
 #[inline(always)]
 pub fn best_move(or: bool, v: &Value, children: &[Child], next: usize) -> MoveCode {
     let pick = if v.is_proven() {

@@ -168,7 +168,9 @@ impl Expander<'_, '_> {
 
     /// Whether the attacker, to move at `node`, cannot mate at any bound whatever its
     /// moves. The 50-move rule is the defender's claim, made on its own turn (see `and`);
-    /// at the attacker's turn only the automatic 75-move draw ends the game. Always inlined, with the search's other small calls (docs/design.md, "The search's small calls inlined").
+    /// at the attacker's turn only the automatic 75-move draw ends the game. Always
+    /// inlined, with the search's other small calls (docs/design.md, "The search's small
+    /// calls inlined").
     #[inline(always)]
     fn hopeless(&self, node: &Node) -> bool {
         node.clock() >= AUTOMATIC_DRAW_CLOCK
