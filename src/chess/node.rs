@@ -69,14 +69,32 @@ impl Node {
     /// The node after legal move `m`.
     #[inline]
     pub fn play(&self, m: Move) -> Node {
-        let mut pos = self.pos.clone();
-        let incremental = self.incremental_hash(m);
-        pos.play_unchecked(m);
-        let hash = match incremental {
-            Some(h) => h,
-            None => self.hash_after(m, &pos),
-        };
-        Node { pos, hash }
+        let mut child = self.clone();
+        child.apply(m);
+        child
+    }
+
+    /// Plays legal move `m` on this node, in place. The search copies a node where it
+    /// keeps the child: a node returned by value was copied once more, by a call of
+    /// `memcpy` (a `Chess` is larger than the copies the compiler writes out inline).
+    #[inline]
+    pub fn apply(&mut self, m: Move) {
+        match self.incremental_hash(m) {
+            Some(h) => {
+                self.pos.play_unchecked(m);
+                self.hash = h;
+            }
+            None => self.apply_slow(m),
+        }
+    }
+
+    /// [`Node::apply`] for the moves whose hash changes castling rights or the en
+    /// passant square: rare in a search, and kept out of its loop.
+    #[inline(never)]
+    fn apply_slow(&mut self, m: Move) {
+        let before = self.clone();
+        self.pos.play_unchecked(m);
+        self.hash = before.hash_after(m, &self.pos);
     }
 
     /// The hash of `child`, the position after legal move `m`, from this node's: the men

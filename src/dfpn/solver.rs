@@ -302,7 +302,8 @@ impl<'a> Solver<'a> {
                     } else {
                         (th_pn - (v.pn - c.value.pn), PnDn::epsilon_threshold(th_dn, second))
                     };
-                    let child = node.play(c.mv);
+                    let mut child = node.clone();
+                    child.apply(c.mv);
                     let cv = self.mid(&child, r.pred(), !or, child_th_pn, child_th_dn, ply + 1, RootMoves::All);
                     debug_assert!(
                         self.monitor.aborted() || cv.is_solved() || cv.pn >= child_th_pn || cv.dn >= child_th_dn,
