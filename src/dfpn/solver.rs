@@ -217,13 +217,13 @@ impl<'a> Solver<'a> {
         let root = if restricted { RootMoves::Restricted } else { RootMoves::All };
         self.set_aside.begin();
         self.knowledge.begin_call(node.pos.board());
-        let mut v = self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root);
+        let mut v = self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root).value();
         // Below a defender's root, each attacker node of the first level is the only
         // answer to its reply: moves set aside there are lost to the whole call, which
         // then fails on the cut. Such a call is searched again with every move there.
         if self.set_aside.below_root && v.is_disproven() && v.path_dependent && !self.monitor.aborted() {
             self.set_aside.from = 2;
-            v = self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root);
+            v = self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root).value();
         }
         v
     }
@@ -231,7 +231,16 @@ impl<'a> Solver<'a> {
     /// Nagai's MID: searches `node` until its pn reaches `th_pn`, its dn reaches `th_dn`,
     /// it is solved, or the monitor says stop. Stores the result in the table.
     #[expect(clippy::too_many_arguments, reason = "the recursion's state, passed flat for speed")]
-    fn mid(&mut self, node: &Node, r: Plies, or: bool, th_pn: PnDn, th_dn: PnDn, ply: usize, root: RootMoves) -> Value {
+    fn mid(
+        &mut self,
+        node: &Node,
+        r: Plies,
+        or: bool,
+        th_pn: PnDn,
+        th_dn: PnDn,
+        ply: usize,
+        root: RootMoves,
+    ) -> Returned {
         let start_nodes = self.monitor.nodes();
         self.monitor.count(1);
         self.seldepth = self.seldepth.max(ply);
@@ -242,7 +251,7 @@ impl<'a> Solver<'a> {
             self.path.enter(ply, node.hash);
             // A repetition can only reach back to the last pawn move or capture.
             if self.path.repeats(ply, ply.min(node.clock() as usize)) {
-                return Value::repetition();
+                return Returned::of(Value::repetition());
             }
         }
         let mut children = std::mem::take(&mut self.stack[ply]);
@@ -304,7 +313,7 @@ impl<'a> Solver<'a> {
                     };
                     let mut child = node.clone();
                     child.apply(c.mv);
-                    let cv = self.mid(&child, r.pred(), !or, child_th_pn, child_th_dn, ply + 1, RootMoves::All);
+                    let cv = self.mid(&child, r.pred(), !or, child_th_pn, child_th_dn, ply + 1, RootMoves::All).value();
                     debug_assert!(
                         self.monitor.aborted() || cv.is_solved() || cv.pn >= child_th_pn || cv.dn >= child_th_dn,
                         "child returned below its thresholds"
@@ -322,7 +331,38 @@ impl<'a> Solver<'a> {
             self.tree.tt.store(self.tree.keys.of(node, r), &record);
         }
         self.stack[ply] = children;
-        value
+        Returned::of(value)
+    }
+}
+
+/// A [`Value`] as [`Solver::mid`] returns it: two words, which come back in registers.
+/// Returned in memory, the value was written field by field and read back whole, a load
+/// that waits for the stores to retire.
+#[derive(Clone, Copy)]
+struct Returned(u64, u64);
+
+impl Returned {
+    #[inline(always)]
+    fn of(v: Value) -> Returned {
+        Returned(
+            u64::from(v.pn.0) | u64::from(v.dn.0) << 32,
+            u64::from(v.mate.at_least.get())
+                | u64::from(v.mate.at_most.get()) << 16
+                | u64::from(v.path_dependent) << 32,
+        )
+    }
+
+    #[inline(always)]
+    fn value(self) -> Value {
+        Value {
+            pn: PnDn(self.0 as u32),
+            dn: PnDn((self.0 >> 32) as u32),
+            mate: MateRange {
+                at_least: Plies::from_raw(self.1 as u16),
+                at_most: Plies::from_raw((self.1 >> 16) as u16),
+            },
+            path_dependent: (self.1 >> 32) & 1 != 0,
+        }
     }
 }
 
@@ -343,6 +383,24 @@ mod tests {
         let mut solver = Solver::new(tt, &mut monitor, question);
         let call = Call { budget: None, root: RootMoves::Restricted, game_root: true, cycles };
         solver.solve(node, Plies::mate_in(moves), call)
+    }
+
+    #[test]
+    fn a_returned_value_is_the_value() {
+        let values = [
+            Value::proven(Plies::new(37)),
+            Value::disproven(Plies::INFINITE),
+            Value::repetition(),
+            Value::open(PnDn(1), PnDn::MAX_FINITE),
+            Value::open(PnDn::INFINITE, PnDn(12_345)),
+            Value {
+                mate: MateRange { at_least: Plies::new(9), at_most: Plies::new(u16::MAX - 1) },
+                ..Value::open(PnDn(7), PnDn(8))
+            },
+        ];
+        for v in values {
+            assert_eq!(Returned::of(v).value(), v);
+        }
     }
 
     #[test]
