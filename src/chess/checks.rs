@@ -194,7 +194,8 @@ fn evasions(board: &Board, us: Color) -> Option<u32> {
     let ours = board.by_color(us);
     let unsafe_squares = attacked(board, !us, occupied ^ Bitboard::from_square(king));
     let mut n = (attacks::king_attacks(king) & !ours & !unsafe_squares).count() as u32;
-    if checkers.more_than_one() {
+    // Against a double check, or with a bare king, the king's steps are all the moves.
+    if checkers.more_than_one() || ours == Bitboard::from_square(king) {
         return Some(n);
     }
     let between = attacks::between(king, checker);
@@ -313,6 +314,23 @@ mod tests {
             }
         }
         assert!(in_check > 20_000, "{in_check} positions in check");
+    }
+
+    #[test]
+    fn a_bare_king_s_evasions_are_counted_as_shakmaty_lists_them() {
+        let mut checks = 0;
+        for pos in crate::chess::movegen::tests::bare_king_positions(5, 5_000, Color::White) {
+            for m in pos.legal_moves() {
+                let mut after = pos.clone();
+                after.play_unchecked(m);
+                if after.is_check() {
+                    checks += 1;
+                    assert_eq!(evasion_count_after(&pos, m), after.legal_moves().len() as u32, "{m:?}");
+                    assert_eq!(mates_by(&pos, m), after.is_checkmate(), "{m:?}");
+                }
+            }
+        }
+        assert!(checks > 10_000, "{checks} checks");
     }
 
     #[test]

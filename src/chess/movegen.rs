@@ -282,7 +282,7 @@ fn is_safe(pos: &Chess, king: Square, m: Move, blockers: Bitboard) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use shakmaty::{CastlingMode, EnPassantMode, FromSetup, fen::Fen};
 
@@ -345,15 +345,13 @@ mod tests {
         assert!(positions > 50_000, "{positions} positions");
     }
 
-    #[test]
-    fn a_bare_king_s_moves_are_shakmaty_s() {
-        // Random placements of a bare king against a king and one to three men (those
-        // with the bare king to move, in check or not), and K+R+P v K with an en passant
-        // square that the bare king's side cannot use.
-        let mut rng = crate::rng::Rng::new(7);
+    /// `count` random legal positions of a bare black king against White's king and one
+    /// to three men, with `turn` to move.
+    pub(crate) fn bare_king_positions(seed: u64, count: usize, turn: Color) -> Vec<Chess> {
+        let mut rng = crate::rng::Rng::new(seed);
         let roles = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn];
-        let (mut tried, mut checked) = (0, 0);
-        while tried < 20_000 {
+        let mut positions = Vec::new();
+        while positions.len() < count {
             let mut board = Board::empty();
             let men = 1 + rng.below(3);
             let mut pieces = vec![Color::White.king(), Color::Black.king()];
@@ -367,13 +365,22 @@ mod tests {
             }
             let mut setup = shakmaty::Setup::empty();
             setup.board = board;
-            setup.turn = Color::Black;
-            let Ok(pos) = Chess::from_setup(setup, CastlingMode::Standard) else { continue };
-            tried += 1;
-            checked += usize::from(pos.is_check());
-            same_as_shakmaty(&pos);
+            setup.turn = turn;
+            if let Ok(pos) = Chess::from_setup(setup, CastlingMode::Standard) {
+                positions.push(pos);
+            }
         }
+        positions
+    }
+
+    #[test]
+    fn a_bare_king_s_moves_are_shakmaty_s() {
+        // Random placements of a bare king to move (in check or not), and K+R+P v K with an
+        // en passant square that the bare king's side cannot use.
+        let positions = bare_king_positions(7, 20_000, Color::Black);
+        let checked = positions.iter().filter(|pos| pos.is_check()).count();
         assert!(checked > 1_000, "{checked} positions in check");
+        positions.iter().for_each(same_as_shakmaty);
         let ep: Chess =
             "8/8/8/8/3Pk3/8/8/R3K3 b - d3 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
         same_as_shakmaty(&ep);
