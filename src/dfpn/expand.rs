@@ -113,6 +113,7 @@ impl Expander<'_, '_> {
         // tables are asked in move order, which their line's bookkeeping follows.
         let guide = self.knowledge.at(node);
         let tables = guide.has_exact();
+        let probed = children.len();
         children.extend(quiet.iter().map(|&mv| Child {
             mv,
             key: 0,
@@ -122,18 +123,11 @@ impl Expander<'_, '_> {
         }));
         // The quiet move likeliest to be searched first is probed as soon as it is picked:
         // its bucket is asked for now.
-        if !tables && let Some(first) = children.iter_mut().filter(|c| !c.probed).min_by_key(|c| c.value.pn) {
+        if !tables && let Some(first) = children[probed..].iter_mut().min_by_key(|c| c.value.pn) {
             self.tree.tt.prefetch(first.keyed(&self.tree.keys, node, r.pred()));
         }
         let mut shortest: Option<(Plies, Move)> = None;
-        for c in children.iter_mut() {
-            if !c.probed {
-                if tables {
-                    c.value = start(guide.exact(node, c.mv))
-                        .unwrap_or_else(|| Value::open(PnDn(guide.quiet(c.mv)), PnDn::ONE));
-                }
-                continue;
-            }
+        for c in &mut children[..probed] {
             let m = c.mv;
             let value = match self.tree.known(c.key, r.pred()) {
                 Some(v) => v,
@@ -152,6 +146,12 @@ impl Expander<'_, '_> {
                 shortest = Some((value.mate.at_most, m));
             }
             c.value = value;
+        }
+        if tables {
+            for c in &mut children[probed..] {
+                c.value =
+                    start(guide.exact(node, c.mv)).unwrap_or_else(|| Value::open(PnDn(guide.quiet(c.mv)), PnDn::ONE));
+            }
         }
         if let Some((p, m)) = shortest {
             return Expansion::Decided(Value::proven(p.succ()), MoveCode::of(m));
