@@ -10,6 +10,13 @@ With two engines the last column is the second's figure over the first's (nodes 
 second, or time before over time after: above 1 is faster). The node counts of two
 builds of the same search are equal; the script says so when they are not.
 tools/results.py writes the same figures for one build into docs/results.md.
+
+  python3 tools/speed.py --engine OLD --engine NEW --paired 12
+
+instead runs `pnmate bench` of both builds at once, one on each of two cores, swapping
+the cores every round, and prints the median and mean of the rounds' ratios (NEW over
+OLD). Both builds then share whatever else the machine does at that moment; on a shared
+machine this tells changes of a few hundredths apart, which alternating runs do not.
 """
 import argparse
 import re
@@ -108,11 +115,34 @@ def table(figures, runs):
     return lines
 
 
+def paired(old, new, rounds):
+    """Both builds' `pnmate bench` at once, one per core, sides swapped each round: the
+    per-round ratios of nodes per second, new over old."""
+    ratios = []
+    for i in range(rounds):
+        cores = (0, 1) if i % 2 == 0 else (1, 0)
+        procs = [subprocess.Popen(['taskset', '-c', str(core), engine, 'bench'], stdout=subprocess.PIPE, text=True)
+                 for engine, core in zip((old, new), cores)]
+        nps = [int(re.search(r'(\d+) nodes (\d+) nps', p.communicate()[0]).group(2)) for p in procs]
+        ratios.append(nps[1] / nps[0])
+    return ratios
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--engine', action='append', required=True, help='a pnmate binary (once or twice)')
     ap.add_argument('--runs', type=int, default=5)
+    ap.add_argument('--paired', type=int, metavar='ROUNDS',
+                    help='instead, ROUNDS rounds of both builds\' bench at once (two engines, two cores)')
     args = ap.parse_args()
+    if args.paired:
+        if len(args.engine) != 2:
+            ap.error('--paired compares two engines')
+        r = paired(*args.engine, args.paired)
+        print(f'pnmate bench, {len(r)} rounds, nodes per second of the second build over the first: '
+              f'median {statistics.median(r):.3f}, mean {statistics.mean(r):.3f}, '
+              f'range {min(r):.3f} to {max(r):.3f}')
+        return
     figures = measure(args.engine, args.runs)
     print('\n'.join(table(figures, args.runs)))
     if len(args.engine) == 2:
