@@ -289,7 +289,7 @@ impl<'a> Solver<'a> {
                     // A quiet child of an OR node is probed when it is first picked: a
                     // miss into the table, which the search waits for. The runner-up is
                     // the likeliest next pick; fetching its bucket now overlaps the two
-                    // misses (a fifth more nodes per second on K+B+B v K, 256 MB table).
+                    // misses.
                     if let Some(next) = children.get_mut(runner_up).filter(|c| !c.probed) {
                         self.tree.tt.prefetch(next.keyed(&self.tree.keys, node, r.pred()));
                     }
