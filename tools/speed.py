@@ -31,11 +31,15 @@ MEMORY_FEN = '4r3/7Q/8/6K1/8/4k3/8/8 w - - 0 1'
 MEMORY_SECONDS = 3
 
 
-def bench(engine):
-    """One `pnmate bench`: (nodes, nodes per second)."""
-    out = subprocess.run([engine, 'bench'], capture_output=True, text=True, check=True).stdout
+def bench_figures(out):
+    """(nodes, nodes per second) from the output of `pnmate bench`."""
     m = re.search(r'(\d+) nodes (\d+) nps', out)
     return int(m.group(1)), int(m.group(2))
+
+
+def bench(engine):
+    """One `pnmate bench`: (nodes, nodes per second)."""
+    return bench_figures(subprocess.run([engine, 'bench'], capture_output=True, text=True, check=True).stdout)
 
 
 def long_bench(engine):
@@ -123,7 +127,7 @@ def paired(old, new, rounds):
         cores = (0, 1) if i % 2 == 0 else (1, 0)
         procs = [subprocess.Popen(['taskset', '-c', str(core), engine, 'bench'], stdout=subprocess.PIPE, text=True)
                  for engine, core in zip((old, new), cores)]
-        nps = [int(re.search(r'(\d+) nodes (\d+) nps', p.communicate()[0]).group(2)) for p in procs]
+        nps = [bench_figures(p.communicate()[0])[1] for p in procs]
         ratios.append(nps[1] / nps[0])
     return ratios
 
