@@ -121,15 +121,26 @@ def table(figures, runs):
 
 def paired(old, new, rounds):
     """Both builds' `pnmate bench` at once, one per core, sides swapped each round: the
-    per-round ratios of nodes per second, new over old."""
-    ratios = []
+    per-round ratios of nodes per second (new over old), and whether every round's node
+    counts were equal."""
+    ratios, same = [], True
     for i in range(rounds):
         cores = (0, 1) if i % 2 == 0 else (1, 0)
         procs = [subprocess.Popen(['taskset', '-c', str(core), engine, 'bench'], stdout=subprocess.PIPE, text=True)
                  for engine, core in zip((old, new), cores)]
-        nps = [bench_figures(p.communicate()[0])[1] for p in procs]
-        ratios.append(nps[1] / nps[0])
-    return ratios
+        outs = [p.communicate()[0] for p in procs]
+        for p in procs:
+            if p.returncode:
+                raise subprocess.CalledProcessError(p.returncode, p.args)
+        (old_nodes, old_nps), (new_nodes, new_nps) = (bench_figures(out) for out in outs)
+        same &= old_nodes == new_nodes
+        ratios.append(new_nps / old_nps)
+    return ratios, same
+
+
+def report_nodes(same):
+    """The line that says whether two builds searched the same nodes."""
+    print('\nnode counts ' + ('identical' if same else 'DIFFER: the builds search differently'))
 
 
 def main():
@@ -142,17 +153,18 @@ def main():
     if args.paired:
         if len(args.engine) != 2:
             ap.error('--paired compares two engines')
-        r = paired(*args.engine, args.paired)
+        r, same = paired(*args.engine, args.paired)
         print(f'pnmate bench, {len(r)} rounds, nodes per second of the second build over the first: '
               f'median {statistics.median(r):.3f}, mean {statistics.mean(r):.3f}, '
               f'range {min(r):.3f} to {max(r):.3f}')
+        report_nodes(same)
         return
     figures = measure(args.engine, args.runs)
     print('\n'.join(table(figures, args.runs)))
     if len(args.engine) == 2:
         a, b = (figures[e] for e in args.engine)
         same = a['nodes'] == b['nodes'] and all(a['long'][n]['nodes'] == b['long'][n]['nodes'] for n in a['long'])
-        print('\nnode counts ' + ('identical' if same else 'DIFFER: the builds search differently'))
+        report_nodes(same)
 
 
 if __name__ == '__main__':
