@@ -7,8 +7,8 @@ medians are reported.
   python3 tools/speed.py --engine /tmp/pnmate-before --engine target/release/pnmate [--runs 5]
 
 With two engines the last column is the second's figure over the first's (nodes per
-second, or time before over time after: above 1 is faster). The node counts of two
-builds of the same search are equal; the script says so when they are not.
+second, or time before over time after: above 1 is faster). The node counts of builds
+of the same search are equal; the script says so when they are not.
 tools/results.py writes the same figures for one build into docs/results.md.
 
   python3 tools/speed.py --engine OLD --engine NEW --paired 12
@@ -145,7 +145,8 @@ def report_nodes(same):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--engine', action='append', required=True, help='a pnmate binary (once or twice)')
+    ap.add_argument('--engine', action='append', required=True,
+                    help='a pnmate binary (repeat for more; with two, a ratio column)')
     ap.add_argument('--runs', type=int, default=5)
     ap.add_argument('--paired', type=int, metavar='ROUNDS',
                     help='instead, ROUNDS rounds of both builds\' bench at once (two engines, two cores)')
@@ -161,9 +162,11 @@ def main():
         return
     figures = measure(args.engine, args.runs)
     print('\n'.join(table(figures, args.runs)))
-    if len(args.engine) == 2:
-        a, b = (figures[e] for e in args.engine)
-        same = a['nodes'] == b['nodes'] and all(a['long'][n]['nodes'] == b['long'][n]['nodes'] for n in a['long'])
+    if len(args.engine) > 1:
+        first, *others = (figures[e] for e in args.engine)
+        same = all(f['nodes'] == first['nodes']
+                   and all(f['long'][n]['nodes'] == first['long'][n]['nodes'] for n in first['long'])
+                   for f in others)
         report_nodes(same)
 
 
