@@ -139,7 +139,7 @@ def paired(old, new, rounds):
 
 
 def report_nodes(same):
-    """The line that says whether two builds searched the same nodes."""
+    """The line that says whether the builds compared searched the same nodes."""
     print('\nnode counts ' + ('identical' if same else 'DIFFER: the builds search differently'))
 
 
