@@ -157,7 +157,7 @@ pub mod micro {
     use crate::dfpn::monitor::{Control, Monitor};
     use crate::dfpn::query::Keys;
     use crate::dfpn::tree::{Cycles, RootMoves, Tree};
-    use crate::knowledge::Knowledge;
+    use crate::knowledge::{Know, Knowledge};
     use crate::tt::Table;
 
     /// A position, the attacker (its side to move) and an empty table.

@@ -3,6 +3,7 @@
 //! detection, move codes and mate lengths. Nothing here searches.
 
 pub(crate) mod checks;
+pub mod game;
 pub mod mate_len;
 pub mod movecode;
 pub(crate) mod movegen;

@@ -8,24 +8,26 @@
 //! (`verify`) hashes with shakmaty alone, independently of this code.
 
 use crate::chess::checks::mates_by;
+use crate::chess::game::{Game, Standing};
+use crate::chess::movegen::legal_moves;
 use shakmaty::{
-    CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square,
+    CastlingSide, Chess, Color, EnPassantMode, Move, MoveList, Position, Role, Square,
     zobrist::{Zobrist64, ZobristValue},
 };
 
-/// A position together with its Zobrist hash.
+/// A position of game `G` (chess unless named) together with its Zobrist hash.
 #[derive(Clone, Debug)]
-pub struct Node {
+pub struct Node<G: Game = Chess> {
     /// The position.
-    pub pos: Chess,
+    pub pos: G,
     /// Zobrist hash of `pos` (shakmaty's, en passant square only when legal).
     pub hash: u64,
 }
 
-impl Node {
+impl<G: Game> Node<G> {
     /// Wraps a position, hashing it from scratch.
-    pub fn new(pos: Chess) -> Node {
-        let hash = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+    pub fn new(pos: G) -> Node<G> {
+        let hash = pos.full_hash();
         Node { pos, hash }
     }
 
@@ -35,32 +37,11 @@ impl Node {
         self.pos.halfmoves()
     }
 
-    /// The hash after `m` computed incrementally, when that is simple: a normal move (king
-    /// moves included, which shakmaty's own update leaves out) that touches no castling
-    /// right and no en passant square. None otherwise.
-    #[inline(always)]
-    fn incremental_hash(&self, m: Move) -> Option<u64> {
-        let Move::Normal { role, from, to, .. } = m else {
-            return None;
-        };
-        let castles = self.pos.castles();
-        let turn = self.pos.turn();
-        if self.pos.maybe_ep_square().is_some()
-            || (role == Role::Pawn && from.distance(to) == 2)
-            || castles.castling_rights().contains(from)
-            || castles.castling_rights().contains(to)
-            || (role == Role::King && castles.has_color(turn))
-        {
-            return None;
-        }
-        Some((Zobrist64(self.hash) ^ moved(turn, m)?).0)
-    }
-
     /// The hash of the position after `m` (from the move alone where that is simple, else
     /// after playing it).
     #[inline]
     pub fn child_hash(&self, m: Move) -> u64 {
-        match self.incremental_hash(m) {
+        match self.pos.hash_after(self.hash, m) {
             Some(h) => h,
             None => self.play(m).hash,
         }
@@ -68,7 +49,7 @@ impl Node {
 
     /// The node after legal move `m`.
     #[inline]
-    pub fn play(&self, m: Move) -> Node {
+    pub fn play(&self, m: Move) -> Node<G> {
         let mut child = self.clone();
         child.apply(m);
         child
@@ -79,48 +60,11 @@ impl Node {
     /// `memcpy` (a `Chess` is larger than the copies the compiler writes out inline).
     #[inline]
     pub fn apply(&mut self, m: Move) {
-        match self.incremental_hash(m) {
-            Some(h) => {
-                self.pos.play_unchecked(m);
-                self.hash = h;
-            }
-            None => self.apply_slow(m),
-        }
+        self.pos.play_hashed(&mut self.hash, m);
     }
+}
 
-    /// [`Node::apply`] for the moves whose hash changes castling rights or the en
-    /// passant square: rare in a search, and kept out of its loop.
-    #[inline(never)]
-    fn apply_slow(&mut self, m: Move) {
-        let before = self.clone();
-        self.pos.play_unchecked(m);
-        self.hash = before.hash_after(m, &self.pos);
-    }
-
-    /// The hash of `child`, the position after legal move `m`, from this node's: the men
-    /// the move takes away and puts down, and the castling rights and the legal en
-    /// passant square that differ (shakmaty recomputes every man for these moves).
-    fn hash_after(&self, m: Move, child: &Chess) -> u64 {
-        let Some(moved) = moved(self.pos.turn(), m) else {
-            return child.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
-        };
-        let mut h = Zobrist64(self.hash) ^ moved;
-        let (before, after) = (self.pos.castles(), child.castles());
-        for color in Color::ALL {
-            for side in CastlingSide::ALL {
-                if before.has(color, side) != after.has(color, side) {
-                    h ^= Zobrist64::zobrist_for_castling_right(color, side);
-                }
-            }
-        }
-        for ep in
-            [self.pos.ep_square(EnPassantMode::Legal), child.ep_square(EnPassantMode::Legal)].into_iter().flatten()
-        {
-            h ^= Zobrist64::zobrist_for_en_passant_file(ep.file());
-        }
-        h.0
-    }
-
+impl Node<Chess> {
     /// Whether legal move `m` checkmates (see `checks::mates_by`).
     #[inline]
     pub fn is_mate_after(&self, m: Move) -> bool {
@@ -131,6 +75,97 @@ impl Node {
     pub fn mating_move(&self) -> Option<Move> {
         self.pos.legal_moves().into_iter().find(|&m| self.is_mate_after(m))
     }
+}
+
+impl Game for Chess {
+    #[inline]
+    fn salt(&self) -> u64 {
+        0
+    }
+
+    /// The hash after `m` computed incrementally, when that is simple: a normal move (king
+    /// moves included, which shakmaty's own update leaves out) that touches no castling
+    /// right and no en passant square. None otherwise.
+    #[inline(always)]
+    fn hash_after(&self, hash: u64, m: Move) -> Option<u64> {
+        let Move::Normal { role, from, to, .. } = m else {
+            return None;
+        };
+        let castles = self.castles();
+        let turn = self.turn();
+        if self.maybe_ep_square().is_some()
+            || (role == Role::Pawn && from.distance(to) == 2)
+            || castles.castling_rights().contains(from)
+            || castles.castling_rights().contains(to)
+            || (role == Role::King && castles.has_color(turn))
+        {
+            return None;
+        }
+        Some((Zobrist64(hash) ^ moved(turn, m)?).0)
+    }
+
+    #[inline]
+    fn play_hashed(&mut self, hash: &mut u64, m: Move) {
+        match self.hash_after(*hash, m) {
+            Some(h) => {
+                self.play_unchecked(m);
+                *hash = h;
+            }
+            None => play_slow(self, hash, m),
+        }
+    }
+
+    #[inline]
+    fn moves_into(&self, moves: &mut MoveList) {
+        legal_moves(self, moves);
+    }
+
+    #[inline]
+    fn resets_history(&self, m: Move) -> bool {
+        m.is_zeroing()
+    }
+
+    #[inline]
+    fn standing(&self, moves: &MoveList, attacker: Color) -> Standing {
+        if !moves.is_empty() {
+            Standing::Open
+        } else if self.is_check() && self.turn() != attacker {
+            Standing::Won
+        } else {
+            Standing::Over
+        }
+    }
+}
+
+/// [`Game::play_hashed`] for the chess moves whose hash changes castling rights or the en
+/// passant square: rare in a search, and kept out of its loop.
+#[inline(never)]
+fn play_slow(pos: &mut Chess, hash: &mut u64, m: Move) {
+    let before = pos.clone();
+    pos.play_unchecked(m);
+    *hash = hash_after_slow(&before, *hash, m, pos);
+}
+
+/// The hash of `child`, the position after legal move `m` from `parent` (hashed `hash`):
+/// the men the move takes away and puts down, and the castling rights and the legal en
+/// passant square that differ (shakmaty recomputes every man for these moves).
+fn hash_after_slow(parent: &Chess, hash: u64, m: Move, child: &Chess) -> u64 {
+    let Some(moved) = moved(parent.turn(), m) else {
+        return child.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+    };
+    let mut h = Zobrist64(hash) ^ moved;
+    let (before, after) = (parent.castles(), child.castles());
+    for color in Color::ALL {
+        for side in CastlingSide::ALL {
+            if before.has(color, side) != after.has(color, side) {
+                h ^= Zobrist64::zobrist_for_castling_right(color, side);
+            }
+        }
+    }
+    for ep in [parent.ep_square(EnPassantMode::Legal), child.ep_square(EnPassantMode::Legal)].into_iter().flatten() {
+        h ^= Zobrist64::zobrist_for_en_passant_file(ep.file());
+    }
+    h.0
 }
 
 /// The change of the hash that `m`, played by `us`, makes to the men and the turn: the

@@ -4,24 +4,14 @@
 
 use shakmaty::Move;
 
+use crate::chess::game::Game;
 use crate::chess::mate_len::Plies;
 use crate::chess::movecode::MoveCode;
 use crate::chess::node::Node;
 use crate::dfpn::pndn::PnDn;
 use crate::dfpn::query::Keys;
 use crate::dfpn::value::Value;
-
-/// How an attacker move is ordered: checks first, then captures and promotions, then
-/// quiet moves. Selection breaks ties by this order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum MoveClass {
-    /// Gives check.
-    Check,
-    /// A capture or promotion that does not check.
-    Tactical,
-    /// Anything else.
-    Quiet,
-}
+pub use crate::knowledge::MoveClass;
 
 /// One child of an expanded node.
 #[derive(Clone, Copy, Debug)]
@@ -44,7 +34,7 @@ impl Child {
     /// quiet move of `node`, asked with `bound` plies left). Always inlined, with the
     /// search's other small calls (docs/design.md, "The search's small calls inlined").
     #[inline(always)]
-    pub fn keyed(&mut self, keys: &Keys, node: &Node, bound: Plies) -> u64 {
+    pub fn keyed<G: Game>(&mut self, keys: &Keys, node: &Node<G>, bound: Plies) -> u64 {
         if self.key == 0 {
             self.key = keys.of_child(node, self.mv, bound);
         }

@@ -7,9 +7,10 @@
 //! tried. In a call that only looks for mates, an attacker node the knowledge allows
 //! keeps only its most promising quiet moves ([`SetAside`]).
 
-use shakmaty::{Move, MoveList, Position};
+use shakmaty::{Chess, Color, Move, MoveList, Position};
 
 use crate::chess::checks::{CheckInfo, evasion_count_after, legal_checks};
+use crate::chess::game::Game;
 use crate::chess::mate_len::Plies;
 use crate::chess::movecode::MoveCode;
 use crate::chess::movegen::{has_legal_move, legal_moves};
@@ -20,7 +21,8 @@ use crate::dfpn::monitor::Monitor;
 use crate::dfpn::pndn::PnDn;
 use crate::dfpn::tree::{Cycles, RootMoves, Tree};
 use crate::dfpn::value::Value;
-use crate::knowledge::{Exact, Knowledge, NARROW_QUIET, Narrowing};
+use crate::knowledge::tablebase::Tables;
+use crate::knowledge::{Exact, Know, Knowledge, NARROW_QUIET, Narrowing};
 
 /// Where a call sets quiet moves aside, and what it did.
 #[derive(Default)]
@@ -43,16 +45,82 @@ impl SetAside {
     }
 }
 
+/// What a game gives the df-pn core beyond its rules: its knowledge, and the local
+/// expansion of an attacker's (OR) and a defender's (AND) node, with the game's fast
+/// paths. Chess's expansion is in this module; each variant's in `crate::variant`.
+pub trait Expand: Game {
+    /// What the solver knows of this game beyond the rules.
+    type Knowledge<'t>: Know;
+
+    /// The knowledge of a solver of `attacker`'s wins from `root`, with `tables` where
+    /// the game reads them.
+    fn knowledge<'t>(root: &Self, attacker: Color, tables: Option<&'t Tables>) -> Self::Knowledge<'t>;
+
+    /// Expands an OR node (attacker to move, `r` plies left, `ply` plies below the search
+    /// root) into `children`.
+    fn or(
+        e: &mut Expander<'_, '_, Self>,
+        node: &Node<Self>,
+        r: Plies,
+        ply: usize,
+        root: RootMoves,
+        children: &mut Vec<Child>,
+    ) -> Expansion;
+
+    /// Expands an AND node (defender to move) into `children`.
+    fn and(
+        e: &mut Expander<'_, '_, Self>,
+        node: &Node<Self>,
+        r: Plies,
+        ply: usize,
+        root: RootMoves,
+        children: &mut Vec<Child>,
+    ) -> Expansion;
+}
+
+impl Expand for Chess {
+    type Knowledge<'t> = Knowledge<'t>;
+
+    #[inline]
+    fn knowledge<'t>(_root: &Chess, attacker: Color, tables: Option<&'t Tables>) -> Knowledge<'t> {
+        Knowledge::new(attacker, tables)
+    }
+
+    #[inline(always)]
+    fn or(
+        e: &mut Expander<'_, '_, Chess>,
+        node: &Node,
+        r: Plies,
+        ply: usize,
+        root: RootMoves,
+        children: &mut Vec<Child>,
+    ) -> Expansion {
+        e.or(node, r, ply, root, children)
+    }
+
+    #[inline(always)]
+    fn and(
+        e: &mut Expander<'_, '_, Chess>,
+        node: &Node,
+        r: Plies,
+        ply: usize,
+        root: RootMoves,
+        children: &mut Vec<Child>,
+    ) -> Expansion {
+        e.and(node, r, ply, root, children)
+    }
+}
+
 /// What one expansion reads and writes: the tree, the node counter, the knowledge and
 /// the narrowing state of the call.
-pub struct Expander<'e, 'a> {
+pub struct Expander<'e, 'a, G: Expand = Chess> {
     pub tree: &'e Tree<'a>,
     pub monitor: &'e mut Monitor,
-    pub knowledge: &'e Knowledge<'a>,
+    pub knowledge: &'e G::Knowledge<'a>,
     pub set_aside: &'e mut SetAside,
 }
 
-impl Expander<'_, '_> {
+impl Expander<'_, '_, Chess> {
     /// Pushes one child per move (an AND node's replies, all of class
     /// [`MoveClass::Check`]) with its table key. Every reply is probed next, so every
     /// bucket is asked for here: the cache misses overlap.

@@ -19,6 +19,7 @@
 
 use shakmaty::{Color, Move};
 
+use crate::chess::game::Game;
 use crate::chess::mate_len::Plies;
 use crate::chess::node::Node;
 use crate::chess::rules::{CLAIM_CLOCK, clock_after};
@@ -41,8 +42,8 @@ pub struct Keys {
 }
 
 impl Keys {
-    /// The keys of a search in which `attacker` tries to mate, under a history with
-    /// repetition salt `history_salt` (0: none).
+    /// The keys of a search in which `attacker` tries to mate, under a salt of the game
+    /// and its history's repetitions (0: chess, none).
     pub fn new(attacker: Color, history_salt: u64) -> Keys {
         Keys { salt: history_salt ^ if attacker == Color::Black { BLACK_ATTACKS } else { 0 } }
     }
@@ -60,14 +61,14 @@ impl Keys {
 
     /// The key of `node` asked with `bound` plies left.
     #[inline]
-    pub fn of(&self, node: &Node, bound: Plies) -> u64 {
+    pub fn of<G: Game>(&self, node: &Node<G>, bound: Plies) -> u64 {
         self.key(node.hash, node.clock(), bound)
     }
 
     /// The key of the child of `node` after legal move `m`, asked with `bound` plies left,
     /// without playing the move where the hash can be updated incrementally.
     #[inline(always)]
-    pub fn of_child(&self, node: &Node, m: Move, bound: Plies) -> u64 {
+    pub fn of_child<G: Game>(&self, node: &Node<G>, m: Move, bound: Plies) -> u64 {
         self.key(node.child_hash(m), clock_after(node.clock(), m), bound)
     }
 }

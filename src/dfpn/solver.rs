@@ -9,22 +9,22 @@
 //!
 //! No I/O and no clock here: the monitor decides when to unwind.
 
-use shakmaty::{Color, Move, Position};
+use shakmaty::{Chess, Color, Move, MoveList};
 
-use crate::chess::checks::is_checkmate;
+use crate::chess::game::Standing;
 use crate::chess::mate_len::{MateRange, Plies};
 use crate::chess::movecode::MoveCode;
 use crate::chess::node::Node;
 use crate::chess::rules::Repetitions;
 use crate::dfpn::children::{Aggregate, Child, Expansion, aggregate, best_move};
-use crate::dfpn::expand::{Expander, SetAside};
+use crate::dfpn::expand::{Expand, Expander, SetAside};
 use crate::dfpn::monitor::Monitor;
 use crate::dfpn::path::Path;
 use crate::dfpn::pndn::PnDn;
 use crate::dfpn::query::Keys;
 use crate::dfpn::tree::{Cycles, RootMoves, Tree};
 use crate::dfpn::value::{Value, Verdict};
-use crate::knowledge::Knowledge;
+use crate::knowledge::Know;
 use crate::knowledge::tablebase::Tables;
 use crate::tt::{Record, Table};
 
@@ -56,14 +56,14 @@ pub struct Question<'q> {
     pub tables: Option<&'q Tables>,
 }
 
-/// The df-pn solver for one question over one table.
-pub struct Solver<'a> {
+/// The df-pn solver for one question over one table, in game `G` (chess unless named).
+pub struct Solver<'a, G: Expand = Chess> {
     /// The question's tree: table, keys, rules and the current call's settings.
     pub tree: Tree<'a>,
     /// Node counting and limits.
     pub monitor: &'a mut Monitor,
     /// What is known beyond the rules (see [`crate::knowledge`]).
-    knowledge: Knowledge<'a>,
+    knowledge: G::Knowledge<'a>,
     /// Where the current call sets quiet moves aside.
     set_aside: SetAside,
     /// Children lists by ply, kept for their allocations.
@@ -74,13 +74,14 @@ pub struct Solver<'a> {
     pub seldepth: usize,
 }
 
-impl<'a> Solver<'a> {
-    /// A solver for `question` over `tt`, counting in `monitor`.
-    pub fn new(tt: &'a Table, monitor: &'a mut Monitor, question: Question<'a>) -> Self {
+impl<'a, G: Expand> Solver<'a, G> {
+    /// A solver for `question` about the game of `root` over `tt`, counting in `monitor`.
+    pub fn new(tt: &'a Table, monitor: &'a mut Monitor, root: &G, question: Question<'a>) -> Self {
+        let salt = question.repetitions.map_or(0, Repetitions::salt) ^ root.salt();
         Solver {
             tree: Tree {
                 tt,
-                keys: Keys::new(question.attacker, question.repetitions.map_or(0, Repetitions::salt)),
+                keys: Keys::new(question.attacker, salt),
                 attacker: question.attacker,
                 repetitions: question.repetitions,
                 root_moves: question.root_moves,
@@ -88,7 +89,7 @@ impl<'a> Solver<'a> {
                 cycles: Cycles::Search,
             },
             monitor,
-            knowledge: Knowledge::new(question.attacker, question.tables),
+            knowledge: G::knowledge(root, question.attacker, question.tables),
             set_aside: SetAside::default(),
             stack: Vec::new(),
             path: Path::default(),
@@ -109,24 +110,26 @@ impl<'a> Solver<'a> {
     }
 
     /// What the table knows of `node` with `bound` plies left.
-    pub fn lookup(&self, node: &Node, bound: Plies) -> Option<Value> {
+    pub fn lookup(&self, node: &Node<G>, bound: Plies) -> Option<Value> {
         self.tree.known(self.tree.keys.of(node, bound), bound)
     }
 
     /// The best move the table records for `node` with `bound` plies left, if any.
-    pub fn best_move(&self, node: &Node, bound: Plies) -> Option<Move> {
+    pub fn best_move(&self, node: &Node<G>, bound: Plies) -> Option<Move> {
         self.tree.tt.probe(self.tree.keys.of(node, bound)).and_then(|e| e.best.decode(&node.pos))
     }
 
     /// Whether the table proves that the attacker, to move at `node`, mates within
-    /// `plies` by playing `m`: `m` mates at once, or the position after it has a proof
-    /// of a mate within one ply less.
-    pub fn proves_after(&self, node: &Node, m: Move, plies: Plies) -> bool {
+    /// `plies` by playing `m`: `m` wins at once, or the position after it has a proof
+    /// of a win within one ply less.
+    pub fn proves_after(&self, node: &Node<G>, m: Move, plies: Plies) -> bool {
         if plies == Plies::ZERO {
             return false;
         }
         let child = node.play(m);
-        if is_checkmate(&child.pos) {
+        let mut moves = MoveList::new();
+        child.pos.moves_into(&mut moves);
+        if child.pos.standing(&moves, self.tree.attacker) == Standing::Won {
             return true;
         }
         let within = plies.pred();
@@ -137,7 +140,7 @@ impl<'a> Solver<'a> {
     /// repetition claim differs from that of its later occurrences (it has occurred
     /// exactly twice: a third occurrence, not this one, lets the defender claim). Its value
     /// then holds for this node only and is not stored, like a restricted root's.
-    fn root_is_special(&self, node: &Node) -> bool {
+    fn root_is_special(&self, node: &Node<G>) -> bool {
         self.tree.at_game_root
             && node.pos.turn() != self.tree.attacker
             && self.tree.repetitions.is_some_and(|r| r.count(node.hash) == 2)
@@ -145,7 +148,7 @@ impl<'a> Solver<'a> {
 
     /// Records that the attacker mates from `node` within `plies` (a length the line
     /// builder established from proofs of every defence).
-    pub fn record_proof(&self, node: &Node, plies: Plies) {
+    pub fn record_proof(&self, node: &Node<G>, plies: Plies) {
         let record = Record {
             bound: plies,
             pn: 0,
@@ -158,7 +161,7 @@ impl<'a> Solver<'a> {
     }
 
     /// Drops the proof the table records for `node` (see [`crate::tt::Table::forget_proof`]).
-    pub fn forget_proof(&self, node: &Node, bound: Plies) {
+    pub fn forget_proof(&self, node: &Node<G>, bound: Plies) {
         self.tree.tt.forget_proof(self.tree.keys.of(node, bound));
     }
 
@@ -172,7 +175,7 @@ impl<'a> Solver<'a> {
     /// a long mate with a rook shuttling while the defender shuffles is full of them. So
     /// the re-proof cuts cycles first (its proofs are sound, see [`Cycles::Cut`]), and only
     /// when that fails on a cut cycle does it search them, with what is left.
-    pub fn solve_below(&mut self, node: &Node, bound: Plies, limit: u64, budget: &mut u64) -> Verdict {
+    pub fn solve_below(&mut self, node: &Node<G>, bound: Plies, limit: u64, budget: &mut u64) -> Verdict {
         let mut verdict = Verdict::Unknown;
         let mut left = limit.min(*budget);
         for cycles in [Cycles::Cut, Cycles::Search] {
@@ -195,13 +198,13 @@ impl<'a> Solver<'a> {
     }
 
     /// Solves `node` with `bound` plies left, as `call` allows.
-    pub fn solve(&mut self, node: &Node, bound: Plies, call: Call) -> Verdict {
+    pub fn solve(&mut self, node: &Node<G>, bound: Plies, call: Call) -> Verdict {
         self.solve_value(node, bound, call).verdict()
     }
 
     /// Solves `node` with `bound` plies left, as `call` allows; the root's value, which
     /// says (unlike its verdict) whether a failure rests on a cut cycle.
-    fn solve_value(&mut self, node: &Node, bound: Plies, call: Call) -> Value {
+    pub fn solve_value(&mut self, node: &Node<G>, bound: Plies, call: Call) -> Value {
         self.tree.at_game_root = call.game_root;
         self.tree.cycles = call.cycles;
         let restricted =
@@ -233,7 +236,7 @@ impl<'a> Solver<'a> {
     #[expect(clippy::too_many_arguments, reason = "the recursion's state, passed flat for speed")]
     fn mid(
         &mut self,
-        node: &Node,
+        node: &Node<G>,
         r: Plies,
         or: bool,
         th_pn: PnDn,
@@ -256,16 +259,16 @@ impl<'a> Solver<'a> {
         }
         let mut children = std::mem::take(&mut self.stack[ply]);
         children.clear();
-        let mut expander = Expander {
+        let mut expander = Expander::<G> {
             tree: &self.tree,
             monitor: &mut *self.monitor,
             knowledge: &self.knowledge,
             set_aside: &mut self.set_aside,
         };
         let expansion = if or {
-            expander.or(node, r, ply, root, &mut children)
+            G::or(&mut expander, node, r, ply, root, &mut children)
         } else {
-            expander.and(node, r, ply, root, &mut children)
+            G::and(&mut expander, node, r, ply, root, &mut children)
         };
         let (value, best) = match expansion {
             Expansion::Decided(value, best) => (value, best),
@@ -379,8 +382,13 @@ mod tests {
 
     fn verdict(tt: &Table, node: &Node, moves: u32, cycles: Cycles) -> Verdict {
         let mut monitor = Monitor::new(Control::new(), Some(5_000_000));
-        let question = Question { attacker: node.pos.turn(), root_moves: None, repetitions: None, tables: None };
-        let mut solver = Solver::new(tt, &mut monitor, question);
+        let question = Question {
+            attacker: shakmaty::Position::turn(&node.pos),
+            root_moves: None,
+            repetitions: None,
+            tables: None,
+        };
+        let mut solver = Solver::new(tt, &mut monitor, &node.pos, question);
         let call = Call { budget: None, root: RootMoves::Restricted, game_root: true, cycles };
         solver.solve(node, Plies::mate_in(moves), call)
     }
@@ -411,7 +419,7 @@ mod tests {
         assert_eq!(verdict(&tt, &kr, 3, Cycles::Cut), Verdict::Unknown);
         let mut monitor = Monitor::new(Control::new(), None);
         let question = Question { attacker: Color::White, root_moves: None, repetitions: None, tables: None };
-        let stored = Solver::new(&tt, &mut monitor, question).lookup(&kr, Plies::mate_in(3));
+        let stored = Solver::new(&tt, &mut monitor, &kr.pos, question).lookup(&kr, Plies::mate_in(3));
         assert!(!stored.is_some_and(|v| v.is_disproven()), "a path-dependent disproof reached the table");
         assert_eq!(verdict(&tt, &kr, 3, Cycles::Search), Verdict::Disproven(Plies::mate_in(3).succ()));
     }

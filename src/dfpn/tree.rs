@@ -4,8 +4,8 @@
 
 use shakmaty::{Color, Move, MoveList};
 
+use crate::chess::game::Game;
 use crate::chess::mate_len::Plies;
-use crate::chess::movegen::legal_moves;
 use crate::chess::node::Node;
 use crate::chess::rules::Repetitions;
 use crate::dfpn::query::Keys;
@@ -60,8 +60,9 @@ impl Tree<'_> {
     }
 
     /// Legal moves of a node into `moves`, restricted at a restricted root.
-    pub fn node_moves(&self, node: &Node, root: RootMoves, moves: &mut MoveList) {
-        legal_moves(&node.pos, moves);
+    #[inline]
+    pub fn node_moves<G: Game>(&self, node: &Node<G>, root: RootMoves, moves: &mut MoveList) {
+        node.pos.moves_into(moves);
         if root == RootMoves::Restricted
             && let Some(allowed) = self.root_moves
         {

@@ -68,6 +68,28 @@ const ARMED_CHECK_SCALE: u32 = 2;
 /// How many quiet moves an attacker node keeps where [`Guide::narrowing`] allows it.
 pub const NARROW_QUIET: usize = 10;
 
+/// How an attacker move is ordered: checks first, then captures and promotions, then
+/// quiet moves. Selection breaks ties by this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MoveClass {
+    /// Gives check.
+    Check,
+    /// A capture or promotion that does not check.
+    Tactical,
+    /// Anything else.
+    Quiet,
+}
+
+/// What a solver tells its knowledge as it searches, in every game: a call starts, a
+/// move proved an attacker node. Each game's knowledge reads the nodes its own way (the
+/// chess expansion asks [`Knowledge::at`], a variant's asks its [`variants::VariantGuide`]).
+pub trait Know {
+    /// A df-pn call starts at `root`.
+    fn begin_call(&mut self, root: &Board);
+    /// `best` proved an attacker node.
+    fn learn_mate(&mut self, best: MoveCode);
+}
+
 /// What one df-pn solver knows beyond the rules: the attacker, whether the current
 /// call's root is an ending with a fitted model, the moves that mated in this
 /// solver's calls, and the tablebases when they are loaded.
@@ -94,17 +116,6 @@ impl<'t> Knowledge<'t> {
         self.tables.is_some_and(|t| t.wins(node, self.attacker) == Some(false))
     }
 
-    /// A df-pn call starts at `root`.
-    pub fn begin_call(&mut self, root: &Board) {
-        self.models = Heavy::of(root, self.attacker).is_some();
-    }
-
-    /// `best` proved an attacker node.
-    #[inline]
-    pub fn learn_mate(&mut self, best: MoveCode) {
-        self.mating.insert(best);
-    }
-
     /// What is known at `node`, for the moves of one expansion.
     #[inline]
     pub fn at(&self, node: &Node) -> Guide<'_> {
@@ -112,6 +123,17 @@ impl<'t> Knowledge<'t> {
         let (kings, frame) = Kings::with_frame(node, self.attacker, self.models).unzip();
         let frame = frame.flatten();
         Guide { kings, frame, mating: &self.mating, attacker: self.attacker, exact, on_line: Cell::new(false) }
+    }
+}
+
+impl Know for Knowledge<'_> {
+    fn begin_call(&mut self, root: &Board) {
+        self.models = Heavy::of(root, self.attacker).is_some();
+    }
+
+    #[inline]
+    fn learn_mate(&mut self, best: MoveCode) {
+        self.mating.insert(best);
     }
 }
 

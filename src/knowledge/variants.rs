@@ -14,7 +14,8 @@
 use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::{Bitboard, Color, Move, Position, Square, attacks};
 
-use crate::dfpn::children::MoveClass;
+use crate::chess::movecode::MoveCode;
+use crate::knowledge::{Know, MoveClass};
 
 /// First proof number of a quiet attacker move where the variant knows nothing more.
 const QUIET_PN: u32 = 8;
@@ -40,6 +41,11 @@ impl VariantGuide {
     /// The guide of `attacker`'s wins in `variant`.
     pub fn new(variant: Variant, attacker: Color) -> VariantGuide {
         VariantGuide { variant, attacker }
+    }
+
+    /// The side that tries to win.
+    pub fn attacker(&self) -> Color {
+        self.attacker
     }
 
     /// The class and first proof number of the attacker's move `m` from `parent`, which
@@ -127,6 +133,13 @@ impl VariantGuide {
             _ => None,
         }
     }
+}
+
+/// A variant's numbers depend on the position alone: nothing is learned as it searches.
+impl Know for VariantGuide {
+    fn begin_call(&mut self, _root: &shakmaty::Board) {}
+
+    fn learn_mate(&mut self, _best: MoveCode) {}
 }
 
 /// The attacker's moves that may win on the spot in one position ([`VariantGuide::on_the_spot`]).

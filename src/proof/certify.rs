@@ -415,7 +415,7 @@ fn section(
     (kind, attacker, plies): (Kind, Color, u32),
 ) -> Result<Section, Fail> {
     let question = Question { attacker, root_moves: None, repetitions: None, tables };
-    let mut solver = Solver::new(tt, monitor, question);
+    let mut solver = Solver::new(tt, monitor, &root.pos, question);
     build_section(ChessProver { solver: &mut solver, tables }, root, budget, limits, (kind, attacker, plies))
 }
 

@@ -289,7 +289,7 @@ mod tests {
         let tt = Table::new(16);
         let mut monitor = Monitor::new(Control::new(), None);
         let question = Question { attacker: Color::White, root_moves: None, repetitions: None, tables: None };
-        let mut solver = Solver::new(&tt, &mut monitor, question);
+        let mut solver = Solver::new(&tt, &mut monitor, &root.pos, question);
         let bound = Plies::mate_in(21);
         solver.record_proof(&root, bound);
         let mut line = Vec::new();
@@ -307,7 +307,7 @@ mod tests {
         let control = Control::new();
         let mut monitor = Monitor::new(std::sync::Arc::clone(&control), None);
         let question = Question { attacker: Color::White, root_moves: None, repetitions: None, tables: None };
-        let mut solver = Solver::new(&tt, &mut monitor, question);
+        let mut solver = Solver::new(&tt, &mut monitor, &root.pos, question);
         let call = Call { budget: Some(100_000), root: RootMoves::All, game_root: true, cycles: Cycles::Search };
         let Verdict::Proven(proof) = solver.solve(&root, Plies::mate_in(2), call) else { panic!("not proven") };
         control.stop();
@@ -329,7 +329,7 @@ mod tests {
         let tt = Table::new(64);
         let mut monitor = Monitor::new(Control::new(), None);
         let question = Question { attacker: Color::White, root_moves: None, repetitions: None, tables: None };
-        let mut solver = Solver::new(&tt, &mut monitor, question);
+        let mut solver = Solver::new(&tt, &mut monitor, &root.pos, question);
         let call = Call { budget: Some(1_000_000), root: RootMoves::All, game_root: true, cycles: Cycles::Cut };
         let Verdict::Proven(proof) = solver.solve(&root, Plies::mate_in(45), call) else { panic!("not proven") };
         let mut line = Vec::new();

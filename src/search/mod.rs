@@ -146,7 +146,7 @@ impl<'a> Search<'a> {
         let question = ground(&self.root, &self.params, &self.repetitions).question(ask.side);
         let call = Call { budget: Some(ask.budget), root: RootMoves::Restricted, game_root: true, cycles: ask.cycles };
         self.monitor.follow(epoch);
-        let mut solver = Solver::new(self.tt, self.monitor, question);
+        let mut solver = Solver::new(self.tt, self.monitor, &self.root.pos, question);
         let v = solver.solve(&self.root, ask.bound, call);
         let seldepth = solver.seldepth;
         self.monitor.follow(None);
@@ -205,7 +205,7 @@ impl<'a> Search<'a> {
             return Ok(());
         }
         let question = ground(&self.root, &self.params, &self.repetitions).question(index);
-        let mut solver = Solver::new(self.tt, self.monitor, question);
+        let mut solver = Solver::new(self.tt, self.monitor, &self.root.pos, question);
         let mut line = Vec::new();
         let built = LineBuilder::new(&mut solver, side.line_budget).line(
             &self.root,
@@ -384,7 +384,7 @@ impl<'a> Search<'a> {
     /// this is the one way found for a mate search to play such a move.
     fn first_move(&mut self, side: &Side, index: usize) -> Option<Move> {
         let question = ground(&self.root, &self.params, &self.repetitions).question(index);
-        let solver = Solver::new(self.tt, self.monitor, question);
+        let solver = Solver::new(self.tt, self.monitor, &self.root.pos, question);
         let allowed = |m: &Move| self.params.root_moves.as_ref().is_none_or(|allowed| allowed.contains(m));
         let stored = solver.best_move(&self.root, side.at_most).filter(allowed);
         if !side.root_or {

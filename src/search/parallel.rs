@@ -115,7 +115,7 @@ impl Crew {
         while !self.over.load(Ordering::Relaxed) {
             let (Step::Ask(ask), epoch) = self.next(schedule, monitor.hard_stopped()) else { break };
             monitor.follow(Some(epoch));
-            let mut solver = Solver::new(tt, &mut monitor, ground.question(ask.side));
+            let mut solver = Solver::new(tt, &mut monitor, &root.pos, ground.question(ask.side));
             let call =
                 Call { budget: Some(ask.budget), root: RootMoves::Restricted, game_root: true, cycles: ask.cycles };
             let verdict = solver.solve(root, ask.bound, call);

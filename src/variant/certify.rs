@@ -6,21 +6,24 @@ use shakmaty::fen::Fen;
 use shakmaty::variant::VariantPosition;
 use shakmaty::{Color, EnPassantMode, Move, MoveList, Position};
 
+use crate::chess::game::{Game, Standing};
 use crate::chess::mate_len::Plies;
+use crate::chess::node::Node;
 use crate::dfpn::monitor::{Control, Monitor};
-use crate::dfpn::tree::Cycles;
+use crate::dfpn::tree::{Cycles, RootMoves};
 use crate::dfpn::value::{Value, Verdict};
+use crate::dfpn::{Call, Question, Solver};
 use crate::error::CertError;
 use crate::proof::certificate::{Claim, Kind};
 use crate::proof::certify::{CertLimits, Certified, Plan, Prover, Spec, assemble, build_section};
 use crate::search::Outcome;
 use crate::tt::Table;
-use crate::variant::game::{Standing, least_plies_to_win, rule_end};
-use crate::variant::solver::{VNode, VSolver};
+
+type VNode = Node<VariantPosition>;
 
 /// The variant solver as the extractor's [`Prover`].
 struct VariantProver<'s, 'a> {
-    solver: &'s mut VSolver<'a>,
+    solver: &'s mut Solver<'a, VariantPosition>,
 }
 
 impl Prover for VariantProver<'_, '_> {
@@ -48,7 +51,7 @@ impl Prover for VariantProver<'_, '_> {
     }
 
     fn end(&self, node: &VNode, moves: &MoveList) -> Option<bool> {
-        match rule_end(&node.pos, moves, self.attacker()) {
+        match node.pos.rule_end(moves, self.attacker()) {
             Standing::Won => Some(true),
             Standing::Over => Some(false),
             Standing::Open => None,
@@ -60,12 +63,14 @@ impl Prover for VariantProver<'_, '_> {
     }
 
     fn best_move(&self, node: &VNode, bound: Plies) -> Option<Move> {
-        self.solver.tt_best(node, bound)
+        self.solver.best_move(node, bound)
     }
 
     fn solve(&mut self, node: &VNode, bound: Plies, limit: u64, budget: &mut u64) -> Verdict {
         let before = self.solver.monitor.nodes();
-        let v = self.solver.solve(node, bound, Some(limit.min(*budget)), Cycles::Search, false);
+        let call =
+            Call { budget: Some(limit.min(*budget)), root: RootMoves::All, game_root: false, cycles: Cycles::Search };
+        let v = self.solver.solve_value(node, bound, call);
         *budget = budget.saturating_sub(self.solver.monitor.nodes() - before);
         v.verdict()
     }
@@ -75,7 +80,7 @@ impl Prover for VariantProver<'_, '_> {
     }
 
     fn out_of_reach(&self, node: &VNode) -> u32 {
-        u32::from(least_plies_to_win(&node.pos, self.attacker()).get()).saturating_sub(1)
+        u32::from(node.pos.least_plies_to_win(self.attacker())).saturating_sub(1)
     }
 }
 
@@ -96,7 +101,8 @@ pub fn certify_variant(
     let mut monitor = Monitor::new(Control::new(), None);
     let mut budget = limits.search_nodes;
     let build = |(kind, attacker, plies): Spec| {
-        let mut solver = VSolver::new(tt, &mut monitor, variant, attacker, None);
+        let question = Question { attacker, root_moves: None, repetitions: None, tables: None };
+        let mut solver = Solver::new(tt, &mut monitor, root, question);
         build_section(VariantProver { solver: &mut solver }, &node, &mut budget, limits, (kind, attacker, plies))
     };
     let fen = Fen::from_position(root, EnPassantMode::Legal).to_string();

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::{Bitboard, Color, Move, MoveList, Position, Role};
 
+use crate::chess::game::{Game, Standing};
 use crate::dfpn::monitor::Control;
-use crate::variant::game::{Standing, standing};
 
 /// A score above every evaluation: a win in `n` plies scores `WIN - n`.
 const WIN: i32 = 1_000_000;
@@ -100,9 +100,9 @@ impl Searcher<'_> {
     /// The score of a game that is over at `pos`, `ply` plies below the root.
     fn ended(&self, pos: &VariantPosition, moves: &MoveList, ply: u32) -> Option<i32> {
         let turn = pos.turn();
-        match standing(pos, moves, turn) {
+        match pos.standing(moves, turn) {
             Standing::Won => Some(WIN - ply as i32),
-            Standing::Over if standing(pos, moves, !turn) == Standing::Won => Some(-WIN + ply as i32),
+            Standing::Over if pos.standing(moves, !turn) == Standing::Won => Some(-WIN + ply as i32),
             Standing::Over => Some(0),
             Standing::Open => None,
         }

@@ -7,9 +7,8 @@ use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Color, EnPassantMode, Move, MoveList, Position, Setup, fen::Fen};
 
-use crate::chess::mate_len::Plies;
+use crate::chess::game::{Game, Standing};
 use crate::chess::position::MAX_HALFMOVES;
-use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty};
 use crate::error::SetupError;
 
 /// Every variant the `UCI_Variant` combo offers, chess first, by the names python-chess
@@ -36,7 +35,7 @@ pub fn variant_named(name: &str) -> Option<Variant> {
 /// passant square only when a capture there is legal).
 #[inline]
 pub fn hash(pos: &VariantPosition) -> u64 {
-    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+    pos.full_hash()
 }
 
 /// Reads a FEN as a position of `variant`. Castling rights that only Chess960 allows are
@@ -70,7 +69,7 @@ pub fn play_variant_moves<'a>(
         let bad = || SetupError::Move { uci: text.to_string(), index: i + 1 };
         let uci: UciMove = text.parse().map_err(|_| bad())?;
         let m = uci.to_move(&pos).map_err(|_| bad())?;
-        if is_irreversible(&pos, m) {
+        if pos.resets_history(m) {
             history.clear();
         } else {
             history.push(hash(&pos));
@@ -80,42 +79,63 @@ pub fn play_variant_moves<'a>(
     Ok((pos, history))
 }
 
-/// Whether no position before `m` can recur after it: a pawn move or a capture, except in
-/// crazyhouse, where captured men return through the pockets and any position may recur.
-fn is_irreversible(pos: &VariantPosition, m: Move) -> bool {
-    m.is_zeroing() && !matches!(pos, VariantPosition::Crazyhouse(_))
+/// A salt per variant for the table's keys: a position means something else in each.
+fn variant_salt(variant: Variant) -> u64 {
+    let index = Variant::ALL.iter().position(|&v| v == variant).unwrap_or(0) as u64;
+    index.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17)
 }
 
-/// How a game stands for `attacker`, the side trying to win: won, over without the
-/// attacker's win (lost or drawn), or going on. `moves` are the side to move's legal moves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Standing {
-    /// The attacker has won: mate, the variant's own win (an exploded king, the king on
-    /// the hill, the third check, every man given away, ...).
-    Won,
-    /// The game is over and the attacker has not won.
-    Over,
-    /// The game goes on.
-    Open,
-}
-
-/// A finished game's standing for `attacker`, given its winner (None: a draw).
-fn decided(winner: Option<Color>, attacker: Color) -> Standing {
-    if winner == Some(attacker) { Standing::Won } else { Standing::Over }
-}
-
-/// The standing of `pos` for `attacker`, from the variant's own end first, then mate
-/// and stalemate (antichess's stalemate is its own end: the stalemated side wins).
-pub fn standing(pos: &VariantPosition, moves: &MoveList, attacker: Color) -> Standing {
-    if let VariantPosition::Antichess(_) = pos {
-        // shakmaty's own test generates the moves again: the side with no man left or
-        // no move wins.
-        let out = pos.board().by_color(pos.turn()).is_empty() || moves.is_empty();
-        return if out { decided(Some(pos.turn()), attacker) } else { Standing::Open };
+impl Game for VariantPosition {
+    fn salt(&self) -> u64 {
+        variant_salt(self.variant())
     }
-    match end_without_moves(pos, attacker) {
-        Standing::Open if moves.is_empty() => decided(pos.is_check().then_some(!pos.turn()), attacker),
-        end => end,
+
+    #[inline]
+    fn hash_after(&self, hash: u64, m: Move) -> Option<u64> {
+        self.update_zobrist_hash(Zobrist64(hash), m, EnPassantMode::Legal).map(|z| z.0)
+    }
+
+    /// A pawn move or a capture, except in crazyhouse, where captured men return
+    /// through the pockets and any position may recur.
+    fn resets_history(&self, m: Move) -> bool {
+        m.is_zeroing() && !matches!(self, VariantPosition::Crazyhouse(_))
+    }
+
+    /// The variant's own end first, then mate and stalemate (antichess's stalemate is its
+    /// own end: the stalemated side wins).
+    fn standing(&self, moves: &MoveList, attacker: Color) -> Standing {
+        if let VariantPosition::Antichess(_) = self {
+            // shakmaty's own test generates the moves again: the side with no man left or
+            // no move wins.
+            let out = self.board().by_color(self.turn()).is_empty() || moves.is_empty();
+            return if out { Standing::of_winner(Some(self.turn()), attacker) } else { Standing::Open };
+        }
+        match end_without_moves(self, attacker) {
+            Standing::Open if moves.is_empty() => {
+                Standing::of_winner(self.is_check().then_some(!self.turn()), attacker)
+            }
+            end => end,
+        }
+    }
+
+    fn wins_on_either_move(&self) -> bool {
+        matches!(self, VariantPosition::Antichess(_) | VariantPosition::RacingKings(_))
+    }
+
+    /// Racing kings is won only on the eighth rank, which the attacker's king nears by at
+    /// most one rank a move: d ranks take 2d-1 plies from the attacker's turn and 2d from
+    /// the defender's.
+    fn least_plies_to_win(&self, attacker: Color) -> u16 {
+        let king = self.board().king_of(attacker).filter(|_| self.variant() == Variant::RacingKings);
+        let Some(king) = king else { return 0 };
+        let ranks = 7 - u16::from(king.rank());
+        if ranks == 0 {
+            0
+        } else if self.turn() == attacker {
+            2 * ranks - 1
+        } else {
+            2 * ranks
+        }
     }
 }
 
@@ -124,47 +144,9 @@ pub fn standing(pos: &VariantPosition, moves: &MoveList, attacker: Color) -> Sta
 /// antichess, whose end needs the moves.
 pub fn end_without_moves(pos: &VariantPosition, attacker: Color) -> Standing {
     match pos.variant_outcome().known() {
-        Some(known) => decided(known.winner(), attacker),
+        Some(known) => Standing::of_winner(known.winner(), attacker),
         None => Standing::Open,
     }
-}
-
-/// The standing of `pos` for `attacker` once the draws the rules give are counted too:
-/// the attacker's insufficient material, at the defender's turn its 50-move claim, at
-/// the attacker's turn the automatic 75-move draw. The solver and the certificates both
-/// end a node here; repetition claims depend on the game and are the solver's.
-pub fn rule_end(pos: &VariantPosition, moves: &MoveList, attacker: Color) -> Standing {
-    match standing(pos, moves, attacker) {
-        Standing::Open if rule_draws(pos, moves, attacker) => Standing::Over,
-        end => end,
-    }
-}
-
-/// Whether the rules end `pos`, a game the variant lets go on, in a draw (see
-/// [`rule_end`]): the attacker's insufficient material, the 50-move claim at the
-/// defender's turn, the automatic 75-move draw at the attacker's.
-pub fn rule_draws(pos: &VariantPosition, moves: &MoveList, attacker: Color) -> bool {
-    let drawn =
-        if pos.turn() == attacker { pos.halfmoves() >= AUTOMATIC_DRAW_CLOCK } else { can_claim_fifty(pos, moves) };
-    drawn || pos.has_insufficient_material(attacker)
-}
-
-/// The fewest plies in which `attacker` could still win from `pos` by the rules alone
-/// (zero where they say nothing). Racing kings is won only on the eighth rank, which the
-/// attacker's king nears by at most one rank a move: d ranks take 2d-1 plies from the
-/// attacker's turn and 2d from the defender's. A lower bound, so a disproof may rest on
-/// it; `pnmate-check` knows the same rule.
-pub fn least_plies_to_win(pos: &VariantPosition, attacker: Color) -> Plies {
-    let king = pos.board().king_of(attacker).filter(|_| pos.variant() == Variant::RacingKings);
-    let Some(king) = king else { return Plies::ZERO };
-    let ranks = 7 - u16::from(king.rank());
-    Plies::new(if ranks == 0 {
-        0
-    } else if pos.turn() == attacker {
-        2 * ranks - 1
-    } else {
-        2 * ranks
-    })
 }
 
 #[cfg(test)]
@@ -204,7 +186,7 @@ mod tests {
     fn each_variant_ends_its_own_way() {
         let at = |variant, fen: &str, attacker| {
             let p = pos(variant, fen);
-            standing(&p, &p.legal_moves(), attacker)
+            p.standing(&p.legal_moves(), attacker)
         };
         // King of the hill: White's king on d4.
         assert_eq!(at(Variant::KingOfTheHill, "8/8/8/8/3K4/8/8/7k b - - 0 1", Color::White), Standing::Won);
@@ -227,10 +209,10 @@ mod tests {
     fn racing_kings_bounds_the_plies_to_a_win_by_the_king_s_rank() {
         // White's king on the first rank, Black's on the fourth.
         let white = pos(Variant::RacingKings, "8/8/8/8/k7/8/8/7K w - - 0 1");
-        assert_eq!(least_plies_to_win(&white, Color::White), Plies::new(13), "seven ranks: plies 1, 3, ..., 13");
-        assert_eq!(least_plies_to_win(&white, Color::Black), Plies::new(8), "four ranks after White's move");
+        assert_eq!(white.least_plies_to_win(Color::White), 13, "seven ranks: plies 1, 3, ..., 13");
+        assert_eq!(white.least_plies_to_win(Color::Black), 8, "four ranks after White's move");
         let chess_like = pos(Variant::KingOfTheHill, "8/8/8/8/k7/8/8/7K w - - 0 1");
-        assert_eq!(least_plies_to_win(&chess_like, Color::White), Plies::ZERO, "only racing kings has the bound");
+        assert_eq!(chess_like.least_plies_to_win(Color::White), 0, "only racing kings has the bound");
     }
 
     #[test]

@@ -9,10 +9,10 @@
 //! nothing is proven. Chess itself keeps its own, faster path (`crate::search`).
 
 pub mod certify;
+pub(crate) mod expand;
 pub(crate) mod fallback;
 pub mod game;
 pub mod search;
-pub(crate) mod solver;
 pub mod suite;
 
 pub use game::{VARIANT_NAMES, parse_variant_fen, play_variant_moves, variant_named};

@@ -23,15 +23,19 @@ use rustc_hash::FxHashMap;
 use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::{Color, Move, Position};
 
+use crate::chess::game::{Game, Standing};
 use crate::chess::mate_len::{MateBound, MateLen, Plies};
+use crate::chess::node::Node;
 use crate::chess::rules::{Repetitions, can_claim_fifty};
 use crate::dfpn::monitor::Monitor;
-use crate::dfpn::tree::Cycles;
+use crate::dfpn::tree::{Cycles, RootMoves};
+use crate::dfpn::{Call, Question as Ask, Solver};
 use crate::knowledge::variants::VariantGuide;
 use crate::search::{Event, Outcome, Stats};
 use crate::tt::Table;
-use crate::variant::game::{Standing, hash, standing};
-use crate::variant::solver::{VNode, VSolver};
+use crate::variant::game::hash;
+
+type VNode = Node<VariantPosition>;
 
 /// The bounds, in plies, the near question climbs.
 const LADDER: [u16; 24] = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 64, 80, 100, 128, 160, 200];
@@ -148,13 +152,14 @@ impl<'a> VariantSearch<'a> {
         let shown = q.shortest().map_or(q.at_least, |p| Plies::new(p.get() - 1));
         self.monitor.control().publish_depth(u32::from(shown.min(cap).get()), self.seldepth);
         let tt = self.tt;
-        let mut solver = VSolver::new(tt, self.monitor, self.variant, q.attacker, self.repetitions.as_ref());
+        let ask = Ask { attacker: q.attacker, root_moves: None, repetitions: self.repetitions.as_ref(), tables: None };
+        let mut solver = Solver::new(tt, self.monitor, &self.root.pos, ask);
         let mut proofs = Vec::new();
         match q.shortest() {
             Some(p) => {
                 // Shorter than the shortest so far, or proven shortest.
                 let shorter = Plies::new(p.get() - 1);
-                let v = solver.solve(&self.root, shorter, Some(budget), Cycles::Search, true);
+                let v = solver.solve_value(&self.root, shorter, call(Some(budget), Cycles::Search, true));
                 if v.is_proven() {
                     proofs.push(v.mate.at_most);
                 } else if v.is_disproven() && !v.path_dependent {
@@ -169,7 +174,7 @@ impl<'a> VariantSearch<'a> {
                 let near = Plies::new(LADDER[near_index]).min(cap);
                 let far_index = near_index + VariantGuide::new(self.variant, q.attacker).far_rungs();
                 let far = LADDER.get(far_index).map_or(cap, |&b| Plies::new(b).min(cap));
-                let v = solver.solve(&self.root, near, Some(budget), Cycles::Search, true);
+                let v = solver.solve_value(&self.root, near, call(Some(budget), Cycles::Search, true));
                 if v.is_proven() {
                     proofs.push(v.mate.at_most);
                 } else {
@@ -177,7 +182,7 @@ impl<'a> VariantSearch<'a> {
                         q.at_least = q.at_least.max(v.mate.at_least);
                     }
                     if far > near && !solver.monitor.hard_stopped() {
-                        let v = solver.solve(&self.root, far, Some(budget), Cycles::Cut, true);
+                        let v = solver.solve_value(&self.root, far, call(Some(budget), Cycles::Cut, true));
                         if v.is_proven() {
                             proofs.push(v.mate.at_most);
                         }
@@ -231,6 +236,11 @@ impl<'a> VariantSearch<'a> {
     }
 }
 
+/// A call of the solver at the root (`game_root`) or below it.
+fn call(budget: Option<u64>, cycles: Cycles, game_root: bool) -> Call {
+    Call { budget, root: RootMoves::All, game_root, cycles }
+}
+
 /// The moves of a win of `plies` plies: its line has `2M - 1` or `2M` plies.
 fn moves(plies: Plies) -> u32 {
     u32::from(plies.get()).div_ceil(2)
@@ -249,7 +259,7 @@ type Step = (u16, Move, u16);
 /// node, one plus the longest of every reply's, where a reply it does not follow is
 /// bounded by its own proof. A proof that has left the table is searched again.
 struct LineBuilder<'s> {
-    solver: VSolver<'s>,
+    solver: Solver<'s, VariantPosition>,
     /// Per position and bound: the proven length, the move and the child's bound.
     memo: FxHashMap<(u64, u16), Option<Step>>,
     budget: u64,
@@ -257,7 +267,7 @@ struct LineBuilder<'s> {
 }
 
 impl<'s> LineBuilder<'s> {
-    fn new(solver: VSolver<'s>) -> Self {
+    fn new(solver: Solver<'s, VariantPosition>) -> Self {
         LineBuilder { solver, memo: FxHashMap::default(), budget: LINE_BUDGET, steps: 0 }
     }
 
@@ -283,7 +293,7 @@ impl<'s> LineBuilder<'s> {
             return None;
         }
         let moves = node.pos.legal_moves();
-        match standing(&node.pos, &moves, self.solver.attacker()) {
+        match node.pos.standing(&moves, self.solver.attacker()) {
             Standing::Won => return Some(0),
             Standing::Over => return None,
             Standing::Open if r == 0 => return None,
@@ -294,7 +304,7 @@ impl<'s> LineBuilder<'s> {
             let v = this.solver.lookup(child, within).filter(|v| v.is_proven()).or_else(|| {
                 let spend = this.budget.min(LINE_BUDGET / 4);
                 let before = this.solver.monitor.nodes();
-                let v = this.solver.solve(child, within, Some(spend), Cycles::Cut, false);
+                let v = this.solver.solve_value(child, within, call(Some(spend), Cycles::Cut, false));
                 this.budget = this.budget.saturating_sub(this.solver.monitor.nodes() - before);
                 v.is_proven().then_some(v)
             })?;
@@ -317,7 +327,7 @@ impl<'s> LineBuilder<'s> {
                 if !self.solver.lookup(node, Plies::new(r)).is_some_and(|v| v.is_proven()) {
                     return None;
                 }
-                if let Some(m) = self.solver.tt_best(node, Plies::new(r)) {
+                if let Some(m) = self.solver.best_move(node, Plies::new(r)) {
                     let child = node.play(m);
                     if let Some(l) = proven(self, &child) {
                         wins.push((l, m, child));
@@ -367,7 +377,7 @@ pub fn verify_variant_line(pos: &VariantPosition, attacker: Color, line: &[Move]
     // A game that ends before the last move fails the next move's test.
     for &m in line {
         let moves = pos.legal_moves();
-        if standing(&pos, &moves, attacker) != Standing::Open || !moves.contains(&m) {
+        if pos.standing(&moves, attacker) != Standing::Open || !moves.contains(&m) {
             return false;
         }
         let count = seen.entry(hash(&pos)).or_default();
@@ -377,7 +387,7 @@ pub fn verify_variant_line(pos: &VariantPosition, attacker: Color, line: &[Move]
         }
         pos.play_unchecked(m);
     }
-    !line.is_empty() && standing(&pos, &pos.legal_moves(), attacker) == Standing::Won
+    !line.is_empty() && pos.standing(&pos.legal_moves(), attacker) == Standing::Won
 }
 
 /// Proves what it can about `pos` of its variant within `limit` (None: until the search
