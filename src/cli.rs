@@ -8,14 +8,17 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use pnmate::chess::game::Game;
 use pnmate::chess::position::{parse_fen, san_line, to_fen, uci_for};
-use pnmate::epd::{EpdEntry, Judgement, LENGTH_BANDS, parse_line};
+use pnmate::dfpn::Expand;
+use pnmate::epd::{EpdEntry, Judgement, LENGTH_BANDS, parse_line, parse_variant_line};
 use pnmate::proof::certify::CertLimits;
 use pnmate::search::{Event, Params, SolveLimits, solve};
 use pnmate::suite::{PositionResult, RunSettings, Summary, run};
 use pnmate::tablebase::Tables;
+use pnmate::variant::{VARIANT_NAMES, parse_variant_fen, variant_named};
 use pnmate::{MateBound, Outcome, Table};
-use shakmaty::Chess;
+use shakmaty::variant::Variant;
 
 /// pnmate: a proof-number mate prover. Without a subcommand it speaks UCI on stdin/stdout.
 #[derive(Parser, Debug)]
@@ -119,16 +122,57 @@ pub fn run_bench(nodes: u64, syzygy: Option<&str>, long: bool) -> i32 {
     0
 }
 
+/// The variant called `name` (None for chess), or why not.
+fn variant_of(name: Option<&str>) -> Result<Option<Variant>, String> {
+    let Some(name) = name else { return Ok(None) };
+    let variant = variant_named(name).ok_or_else(|| {
+        let (last, rest) = VARIANT_NAMES.split_last().expect("variants have names");
+        format!("unknown variant '{name}': want {} or {last}", rest.join(", "))
+    })?;
+    Ok((variant != Variant::Chess).then_some(variant))
+}
+
+/// How results are worded in a game: chess's mates, a variant's wins.
+#[derive(Clone, Copy)]
+struct Words {
+    /// The variant's name, for a variant.
+    variant: Option<&'static str>,
+    win: &'static str,
+    winning: &'static str,
+    loss: &'static str,
+    none: &'static str,
+}
+
+impl Words {
+    fn of(variant: Option<Variant>) -> Words {
+        match variant {
+            None => Words { variant: None, win: "mate", winning: "mating", loss: "mated", none: "nomate" },
+            Some(v) => Words { variant: Some(v.uci()), win: "win", winning: "winning", loss: "loss", none: "nowin" },
+        }
+    }
+}
+
 /// Runs `solve`; returns the exit status.
 pub fn run_solve(args: &SolveArgs) -> i32 {
-    if let Some(name) = args.variant.as_deref().filter(|v| !v.eq_ignore_ascii_case("chess")) {
-        return crate::cli_variant::run_solve_variant(args, name);
-    }
-    let SolveArgs { ref fen, mate, time, nodes, hash, threads, all, json, ref proof, ref syzygy, .. } = *args;
-    let pos = match parse_fen(fen) {
-        Ok(p) => p,
-        Err(e) => return fail(&e.to_string()),
+    let variant = match variant_of(args.variant.as_deref()) {
+        Ok(v) => v,
+        Err(e) => return fail(&e),
     };
+    match variant {
+        None => match parse_fen(&args.fen) {
+            Ok(pos) => solve_in(args, pos, Words::of(None)),
+            Err(e) => fail(&e.to_string()),
+        },
+        Some(v) => match parse_variant_fen(v, &args.fen) {
+            Ok(pos) => solve_in(args, pos, Words::of(Some(v))),
+            Err(e) => fail(&e.to_string()),
+        },
+    }
+}
+
+/// `solve` on `pos`, in its game.
+fn solve_in<G: Expand>(args: &SolveArgs, pos: G, words: Words) -> i32 {
+    let SolveArgs { mate, time, nodes, hash, threads, all, json, ref proof, ref syzygy, .. } = *args;
     let time = match seconds(time) {
         Ok(t) => t,
         Err(e) => return fail(&e),
@@ -143,11 +187,12 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
+    let tables = unused_in_variants::<G>(tables, words);
     let mut tt = Table::new(hash);
     tt.finish_touching(); // the time limit starts with the table in memory
     if all {
         let params = Params { mate: MateBound::new(mate.unwrap_or(1).into()), threads, tables, ..Params::default() };
-        return run_all_keys(&pos, params, SolveLimits { nodes, time }, &tt, json);
+        return run_all_keys(&pos, params, SolveLimits { nodes, time }, &tt, json, words);
     }
     let mut on_event = |e: Event| {
         if json {
@@ -155,7 +200,8 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
         }
         if let Event::Mate { mate: moves, exact, pv, stats } = e {
             eprintln!(
-                "  mate {moves}{} after {} nodes, {} ms: {}",
+                "  {} {moves}{} after {} nodes, {} ms: {}",
+                words.win,
                 if exact { " (shortest)" } else { "" },
                 stats.nodes,
                 stats.time.as_millis(),
@@ -188,14 +234,15 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
         Err(e) => return fail(&format!("cannot start the search thread: {e}")),
     };
     let (result, moves) = match &outcome {
-        Outcome::Mate { moves, .. } => ("mate", *moves as i64),
-        Outcome::Mated { moves, .. } => ("mated", -(*moves as i64)),
-        Outcome::NoMate { moves } => ("nomate", *moves as i64),
+        Outcome::Mate { moves, .. } => (words.win, *moves as i64),
+        Outcome::Mated { moves, .. } => (words.loss, -(*moves as i64)),
+        Outcome::NoMate { moves } => (words.none, *moves as i64),
         Outcome::Unknown => ("unknown", 0),
     };
     let pv = outcome.pv();
     if json {
         let obj = serde_json::json!({
+            "variant": words.variant,
             "fen": to_fen(&pos),
             "result": result,
             "moves": if matches!(outcome, Outcome::Mate { .. } | Outcome::Mated { .. }) { Some(moves) } else { None },
@@ -216,15 +263,23 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
         println!("{obj}");
     } else {
         let verdict = match &outcome {
-            Outcome::Mate { moves, exact, .. } => {
-                format!("mate in {moves}{}", if *exact { " (proven shortest)" } else { " (shorter not excluded)" })
-            }
+            Outcome::Mate { moves, exact, .. } => format!(
+                "{} in {moves}{}",
+                words.win,
+                if *exact { " (proven shortest)" } else { " (shorter not excluded)" }
+            ),
             Outcome::Mated { moves, exact, .. } => {
-                format!("mated in {moves}{}", if *exact { " (proven longest defence)" } else { "" })
+                format!("{} in {moves}{}", words.loss, if *exact { " (proven longest defence)" } else { "" })
+            }
+            Outcome::NoMate { moves } if words.variant.is_some() => {
+                format!("no win for either side within {moves} (proven)")
             }
             Outcome::NoMate { moves } => format!("no mate within {moves} (proven)"),
             Outcome::Unknown => "unknown (limit reached before a proof)".to_string(),
         };
+        if let Some(v) = words.variant {
+            println!("variant {v}");
+        }
         println!("fen     {}", to_fen(&pos));
         println!("result  {verdict}");
         if !pv.is_empty() {
@@ -255,8 +310,19 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
     }
 }
 
+/// The tables, unless the game is a variant: then a note says they are not used.
+fn unused_in_variants<G: Expand>(tables: Option<Arc<Tables>>, words: Words) -> Option<Arc<Tables>> {
+    match (tables, words.variant) {
+        (Some(_), Some(v)) if !G::ENDINGS => {
+            eprintln!("--syzygy: the tables are not used in {v} (chess only)");
+            None
+        }
+        (tables, _) => tables,
+    }
+}
+
 /// `solve --all`: every first move that mates within `mate`, with its proven length.
-fn run_all_keys(pos: &Chess, params: Params, limits: SolveLimits, tt: &Table, json: bool) -> i32 {
+fn run_all_keys<G: Expand>(pos: &G, params: Params, limits: SolveLimits, tt: &Table, json: bool, words: Words) -> i32 {
     use pnmate::dfpn::monitor::Control;
     use pnmate::search::multipv::rank_moves;
     let mate = params.mate.map_or(0, |m| m.moves());
@@ -298,10 +364,12 @@ fn run_all_keys(pos: &Chess, params: Params, limits: SolveLimits, tt: &Table, js
     for r in &keys {
         let exact = if r.outcome.is_exact() { "proven shortest" } else { "shorter not excluded" };
         let moves = r.outcome.signed_moves().unwrap_or(0);
-        println!("key     {}  mate in {moves} ({exact})  pv {}", uci_for(pos, &[r.mv]), uci_for(pos, r.outcome.pv()));
+        let (key, line) = (uci_for(pos, &[r.mv]), uci_for(pos, r.outcome.pv()));
+        println!("key     {key}  {} in {moves} ({exact})  pv {line}", words.win);
     }
-    println!("keys    {} first move{} mating within {mate}", keys.len(), if keys.len() == 1 { "" } else { "s" });
-    println!("others  {refuted} proven not to mate within {mate}, {unknown} unknown (limit reached)");
+    let s = if keys.len() == 1 { "" } else { "s" };
+    println!("keys    {} first move{s} {} within {mate}", keys.len(), words.winning);
+    println!("others  {refuted} proven not to {} within {mate}, {unknown} unknown (limit reached)", words.win);
     0
 }
 
@@ -339,8 +407,9 @@ pub struct SolveArgs {
     #[arg(long)]
     pub syzygy: Option<String>,
     /// The game's rules: chess (default), antichess, atomic, crazyhouse, horde,
-    /// kingofthehill, racingkings or 3check. A variant's win takes the place of mate.
-    #[arg(long, conflicts_with_all = ["all", "syzygy", "threads"])]
+    /// kingofthehill, racingkings or 3check. A variant's win takes the place of mate;
+    /// every other option works as in chess (Syzygy tables are chess only).
+    #[arg(long)]
     pub variant: Option<String>,
 }
 
@@ -390,8 +459,9 @@ pub struct EpdArgs {
     #[arg(long)]
     pub syzygy: Option<String>,
     /// The suites' rules (see `solve --variant`); their lines are `FEN bm #N;` with the
-    /// variant's FEN (crazyhouse pockets, three-check counters).
-    #[arg(long, conflicts_with_all = ["all", "proofs", "syzygy", "shard", "json", "out", "mate", "threads"])]
+    /// variant's FEN (crazyhouse pockets, three-check counters). Every other option
+    /// works as in chess (Syzygy tables are chess only).
+    #[arg(long)]
     pub variant: Option<String>,
 }
 
@@ -432,9 +502,22 @@ pub fn parse_shard(s: Option<&str>) -> Result<Option<(usize, usize)>, String> {
 
 /// Runs `epd`; returns the exit status (1 when a claim was wrong or a line bad).
 pub fn run_epd(args: &EpdArgs) -> i32 {
-    if let Some(name) = args.variant.as_deref().filter(|v| !v.eq_ignore_ascii_case("chess")) {
-        return crate::cli_variant::run_epd_variant(args, name);
+    let variant = match variant_of(args.variant.as_deref()) {
+        Ok(v) => v,
+        Err(e) => return fail(&e),
+    };
+    match variant {
+        None => epd_in(args, Words::of(None), parse_line),
+        Some(v) => epd_in(args, Words::of(Some(v)), |line| parse_variant_line(v, line)),
     }
+}
+
+/// `epd` over suites of one game, whose lines `parse` reads.
+fn epd_in<G: Expand>(
+    args: &EpdArgs,
+    words: Words,
+    parse: impl Fn(&str) -> Result<Option<EpdEntry<G>>, pnmate::EpdError>,
+) -> i32 {
     let (mode, shard, time) =
         match (parse_mate_mode(args.mate.as_deref()), parse_shard(args.shard.as_deref()), seconds(args.time)) {
             (Ok(m), Ok(s), Ok(t)) => (m, s, t),
@@ -447,7 +530,7 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     if open && mode == MateMode::Open {
         return fail("give --time, --nodes or --mate: an open search would never end");
     }
-    let entries = match read_entries(&args.files, shard, open && mode == MateMode::Bm) {
+    let entries = match read_entries(&args.files, &parse, shard, open && mode == MateMode::Bm) {
         Ok(entries) => entries,
         Err(e) => return fail(&e),
     };
@@ -460,7 +543,7 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = args.jobs.unwrap_or(cores / args.threads).max(1);
     let tables = match load_tables(args.syzygy.as_deref()) {
-        Ok(t) => t,
+        Ok(t) => unused_in_variants::<G>(t, words),
         Err(e) => return fail(&e),
     };
     let settings = RunSettings {
@@ -472,7 +555,7 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
         all_keys: args.all,
         proofs: args.proofs.clone(),
     };
-    let bound_of = move |e: &EpdEntry| match mode {
+    let bound_of = move |e: &EpdEntry<G>| match mode {
         MateMode::Open => None,
         MateMode::Bm => e.bm.and_then(|b| MateBound::new(b.unsigned_abs().into())),
         MateMode::Fixed(n) => MateBound::new(n.into()),
@@ -485,6 +568,9 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     progress.finish();
 
     let summary = Summary::of(&results);
+    if let Some(v) = words.variant {
+        println!("variant    {v}");
+    }
     print_summary(&summary, wall, jobs, args.threads);
     if let Some(dir) = &args.proofs {
         print_proofs(&results, dir);
@@ -492,7 +578,7 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
     if args.all {
         print_keys(&results);
     }
-    let outputs: [(&Option<PathBuf>, Report); 2] = [(&args.json, json_rows), (&args.out, solved_lines)];
+    let outputs: [(&Option<PathBuf>, Report<G>); 2] = [(&args.json, json_rows), (&args.out, solved_lines)];
     for (path, text) in outputs {
         if let Some(path) = path
             && let Err(e) = std::fs::write(path, text(&results))
@@ -506,12 +592,17 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
 /// The suite lines of `files` (a line that does not parse is reported and skipped),
 /// every N-th from the I-th with `shard`; without those that have no bm when
 /// `need_bm` (a search of them would never end).
-fn read_entries(files: &[PathBuf], shard: Option<(usize, usize)>, need_bm: bool) -> Result<Vec<EpdEntry>, String> {
+fn read_entries<G: Game>(
+    files: &[PathBuf],
+    parse: &LineParser<'_, G>,
+    shard: Option<(usize, usize)>,
+    need_bm: bool,
+) -> Result<Vec<EpdEntry<G>>, String> {
     let mut entries = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
         for (n, line) in text.lines().enumerate() {
-            match parse_line(line) {
+            match parse(line) {
                 Ok(Some(e)) => entries.push(e),
                 Ok(None) => {}
                 Err(e) => eprintln!("{}:{}: skipped: {e}", file.display(), n + 1),
@@ -530,6 +621,9 @@ fn read_entries(files: &[PathBuf], shard: Option<(usize, usize)>, need_bm: bool)
     }
     Ok(entries)
 }
+
+/// A reader of one suite line of a game: its entry, none for blank and comment lines.
+type LineParser<'p, G> = dyn Fn(&str) -> Result<Option<EpdEntry<G>>, pnmate::EpdError> + 'p;
 
 /// The progress bar of a suite run on stderr (hidden when stderr is not a terminal), with
 /// the found and best counts so far; wrong claims and bad lines are printed above it.
@@ -557,7 +651,7 @@ impl Progress {
         Progress { bar: progress_bar(len), counts: Mutex::new((0, 0)) }
     }
 
-    fn record(&self, r: &PositionResult) {
+    fn record<G: Game>(&self, r: &PositionResult<G>) {
         let mut c = self.counts.lock().unwrap_or_else(|e| e.into_inner());
         c.0 += usize::from(r.judgement.is_found());
         c.1 += usize::from(r.judgement == Judgement::Best);
@@ -615,7 +709,7 @@ fn print_summary(s: &Summary, wall: Duration, jobs: usize, threads: usize) {
 }
 
 /// What `--proofs DIR` wrote, and why the certificates not written are missing.
-fn print_proofs(results: &[PositionResult], dir: &Path) {
+fn print_proofs<G: Game>(results: &[PositionResult<G>], dir: &Path) {
     let written: Vec<_> = results.iter().filter_map(|r| r.certificate.as_ref()?.as_ref().ok()).collect();
     let failed: Vec<_> = results.iter().filter_map(|r| Some((r, r.certificate.as_ref()?.as_ref().err()?))).collect();
     let shortest = written.iter().filter(|w| w.shortest).count();
@@ -636,7 +730,7 @@ fn print_proofs(results: &[PositionResult], dir: &Path) {
 }
 
 /// The positions with more than one first move mating within the mate found (`--all`).
-fn print_keys(results: &[PositionResult]) {
+fn print_keys<G: Game>(results: &[PositionResult<G>]) {
     let cooked: Vec<_> = results.iter().filter(|r| r.keys.len() > 1).collect();
     println!("keys > 1   {}   (positions with more than one first move mating within the mate found)", cooked.len());
     for r in cooked {
@@ -650,10 +744,10 @@ fn print_keys(results: &[PositionResult]) {
 }
 
 /// A file `epd` writes from the results when asked (`--json`, `--out`).
-type Report = fn(&[PositionResult]) -> String;
+type Report<G> = fn(&[PositionResult<G>]) -> String;
 
 /// The per-position results of `--json`.
-fn json_rows(results: &[PositionResult]) -> String {
+fn json_rows<G: Game>(results: &[PositionResult<G>]) -> String {
     let rows: Vec<_> = results
         .iter()
         .map(|r| {
@@ -677,7 +771,7 @@ fn json_rows(results: &[PositionResult]) -> String {
 }
 
 /// The solved positions as suite lines, `FEN bm #M; PV: ...;` (`--out`).
-fn solved_lines(results: &[PositionResult]) -> String {
+fn solved_lines<G: Game>(results: &[PositionResult<G>]) -> String {
     let mut text = String::new();
     for r in results {
         if let Some(m) = r.outcome.signed_moves().filter(|_| r.judgement.is_found()) {

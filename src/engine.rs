@@ -18,7 +18,10 @@ use std::time::{Duration, Instant};
 use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::{Chess, Color, Move, Position};
 
+use crate::chess::game::Standing;
+use crate::chess::movecode::MoveCode;
 use crate::chess::position::{parse_fen, play_moves};
+use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::{Control, Monitor, Progress};
 use crate::error::{OptionError, SetupError, UciError};
 use crate::fallback::{self, choose_move};
@@ -29,7 +32,7 @@ use crate::search::multipv::{MoveResult, rank_moves};
 use crate::search::{Event, Outcome, Params, Search, Stats, search_thread, tbhits};
 use crate::tt::Table;
 use crate::variant::fallback::choose_variant_move;
-use crate::variant::{VariantParams, VariantSearch, parse_variant_fen, play_variant_moves, variant_named};
+use crate::variant::{parse_variant_fen, play_variant_moves, variant_named};
 
 /// How long `isready` waits for a new table's pages to be faulted in. A client may send
 /// `ucinewgame` and `isready` after its clock for the first move has started (python-chess
@@ -110,6 +113,17 @@ pub enum EngineEvent {
         /// The expected reply, when one is known.
         ponder: Option<Move>,
     },
+}
+
+impl EngineEvent {
+    /// Whether the event carries a score a client records for the move: a proven mate,
+    /// MultiPV's ranked moves, or the fallback's evaluation.
+    fn has_score(&self) -> bool {
+        matches!(
+            self,
+            EngineEvent::Search(Event::Mate { .. }) | EngineEvent::Ranked { .. } | EngineEvent::Evaluation { .. }
+        )
+    }
 }
 
 /// Engine settings, as the options in `crate::options` set them.
@@ -446,6 +460,7 @@ impl Engine {
         };
         let ponder: PonderState = Arc::new(Mutex::new(ponder));
         let open_ended = limits.infinite || limits.ponder;
+        let last_score = Arc::new(Mutex::new(None));
         let job = Job {
             root: match &self.position_error {
                 None => Ok(self.pos.clone()),
@@ -463,7 +478,8 @@ impl Engine {
             multipv: self.settings.multipv,
             tables: self.syzygy.tables.clone(),
             tbhits_before: tbhits(&self.syzygy.tables),
-            sink: Arc::clone(&sink),
+            sink: remembering_scores(&sink, &last_score),
+            last_score,
         };
         // The job goes into a slot the thread takes it from, so that it is still here
         // when no thread can be started.
@@ -581,6 +597,19 @@ struct Job {
     /// The tables' probe count when the job was made.
     tbhits_before: u64,
     sink: Sink,
+    /// The last event with a score the sink was given (see [`Job::wait_if_required`]).
+    last_score: Arc<Mutex<Option<EngineEvent>>>,
+}
+
+/// `sink`, keeping in `last` the last event it passes on that carries a score.
+fn remembering_scores(sink: &Sink, last: &Arc<Mutex<Option<EngineEvent>>>) -> Sink {
+    let (sink, last) = (Arc::clone(sink), Arc::clone(last));
+    Arc::new(move |e: EngineEvent| {
+        if e.has_score() {
+            *last.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
+        }
+        sink(e)
+    })
 }
 
 /// A flag one thread sets once and another waits for, with a timeout.
@@ -666,9 +695,14 @@ impl Job {
                     let published = self.control.progress();
                     let stats = self.stats_of(published);
                     let root_move = published.root_move;
+                    let decoded = |code: MoveCode| match &self.root {
+                        Ok(Root::Chess(pos)) => code.decode(pos),
+                        Ok(Root::Variant(pos)) => code.decode(pos),
+                        Err(_) => None,
+                    };
                     if root_move != last_move
-                        && let (Some((code, number)), Ok(Root::Chess(pos))) = (root_move, &self.root)
-                        && let Some(mv) = code.decode(pos)
+                        && let Some((code, number)) = root_move
+                        && let Some(mv) = decoded(code)
                     {
                         (self.sink)(EngineEvent::CurrMove { depth: stats.depth, mv, number });
                     }
@@ -707,18 +741,38 @@ impl Job {
 
     /// The search proper: the prover, then the move to play.
     fn prove_and_choose(&self) -> (Option<Move>, Option<Move>) {
-        let pos = match &self.root {
-            Ok(Root::Chess(pos)) => pos,
-            Ok(Root::Variant(pos)) => return self.prove_and_choose_variant(pos),
+        match &self.root {
+            Ok(Root::Chess(pos)) => self.prove_then(pos, |allowed, started| self.chess_fallback(pos, allowed, started)),
+            Ok(Root::Variant(pos)) => {
+                if self.tables.is_some() {
+                    (self.sink)(EngineEvent::Note(format!(
+                        "SyzygyPath: the tables are not used in {} (chess only)",
+                        pos.variant().uci()
+                    )));
+                }
+                self.prove_then(pos, |allowed, started| self.variant_fallback(pos, allowed, started))
+            }
             Err(e) => {
                 (self.sink)(EngineEvent::Note(format!("error: no valid position to search ({e})")));
                 self.wait_if_required();
-                return (None, None);
+                (None, None)
             }
-        };
+        }
+    }
+
+    /// The prover on `pos`, in any game: one result, or MultiPV's ranked moves; the
+    /// game's `fallback` (given the allowed root moves and the start) when nothing is
+    /// proven.
+    fn prove_then<G: Expand>(
+        &self,
+        pos: &G,
+        fallback: impl FnOnce(&[Move], Instant) -> (Option<Move>, Option<Move>),
+    ) -> (Option<Move>, Option<Move>) {
         let started = Instant::now();
-        if pos.legal_moves().is_empty() {
-            (self.sink)(EngineEvent::RootTerminal { checkmated: pos.is_check() });
+        let moves = pos.legal_moves();
+        if moves.is_empty() || pos.standing(&moves, pos.turn()) != Standing::Open {
+            let checkmated = pos.standing(&moves, !pos.turn()) == Standing::Won;
+            (self.sink)(EngineEvent::RootTerminal { checkmated });
             self.wait_if_required();
             return (None, None);
         }
@@ -739,7 +793,7 @@ impl Job {
             root_moves: (!allowed.is_empty()).then(|| allowed.clone()),
             history: self.history.clone(),
             threads: self.threads,
-            tables: self.tables.clone(),
+            tables: if G::ENDINGS { self.tables.clone() } else { None },
         };
         if self.multipv > 1 {
             return self.rank_and_choose(pos, &allowed, &params);
@@ -760,25 +814,43 @@ impl Job {
         match &outcome {
             Outcome::Mate { pv, .. } | Outcome::Mated { pv, .. } if !pv.is_empty() => (Some(pv[0]), pv.get(1).copied()),
             _ if unshown.is_some() => (unshown, None),
-            _ => {
-                if let Some((best, cp)) = self.tables.as_ref().and_then(|t| t.play(pos, &allowed)) {
-                    (self.sink)(EngineEvent::Evaluation { cp, pv: vec![best], stats: self.progress() });
-                    return (Some(best), None);
-                }
-                let time = self.fallback_time(started);
-                let depth = self.limits.fallback_depth();
-                // The game's fallback table, unless an earlier search still holds it.
-                let mut kept = match self.fallback_tt.try_lock() {
-                    Ok(guard) => Some(guard),
-                    Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
-                    Err(std::sync::TryLockError::WouldBlock) => None,
-                };
-                let table = kept.as_deref_mut();
-                match choose_move(pos, &allowed, &self.history, time, depth, Some(&self.control), table) {
-                    Some(c) => self.play_fallback(c.best, c.ponder, c.score, c.depth),
-                    None => (None, None),
-                }
-            }
+            _ => fallback(&allowed, started),
+        }
+    }
+
+    /// Chess's move when nothing is proven: the tablebases', else the fallback search's.
+    fn chess_fallback(&self, pos: &Chess, allowed: &[Move], started: Instant) -> (Option<Move>, Option<Move>) {
+        if let Some((best, cp)) = self.tables.as_ref().and_then(|t| t.play(pos, allowed)) {
+            (self.sink)(EngineEvent::Evaluation { cp, pv: vec![best], stats: self.progress() });
+            return (Some(best), None);
+        }
+        let time = self.fallback_time(started);
+        let depth = self.limits.fallback_depth();
+        // The game's fallback table, unless an earlier search still holds it.
+        let mut kept = match self.fallback_tt.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        };
+        let table = kept.as_deref_mut();
+        match choose_move(pos, allowed, &self.history, time, depth, Some(&self.control), table) {
+            Some(c) => self.play_fallback(c.best, c.ponder, c.score, c.depth),
+            None => (None, None),
+        }
+    }
+
+    /// A variant's move when nothing is proven: the variant fallback's, among the
+    /// allowed moves.
+    fn variant_fallback(
+        &self,
+        pos: &VariantPosition,
+        allowed: &[Move],
+        started: Instant,
+    ) -> (Option<Move>, Option<Move>) {
+        let depth = Some(self.limits.fallback_depth());
+        match choose_variant_move(pos, allowed, self.fallback_time(started), depth, Some(&self.control)) {
+            Some(c) => self.play_fallback(c.best, None, c.score, c.depth),
+            None => (None, None),
         }
     }
 
@@ -804,42 +876,9 @@ impl Job {
         (Some(best), ponder)
     }
 
-    /// A variant's search: the variant prover, then its move or the variant fallback's.
-    /// MultiPV, searchmoves and the tablebases are chess's alone.
-    fn prove_and_choose_variant(&self, pos: &VariantPosition) -> (Option<Move>, Option<Move>) {
-        let started = Instant::now();
-        if pos.legal_moves().is_empty() || pos.is_variant_end() {
-            let checkmated = pos.variant_outcome().winner().is_some_and(|w| w != pos.turn()) || pos.is_checkmate();
-            (self.sink)(EngineEvent::RootTerminal { checkmated });
-            self.wait_if_required();
-            return (None, None);
-        }
-        if !self.limits.ponder {
-            self.control.set_deadline(self.prover_time);
-        }
-        let params = VariantParams { mate: self.limits.mate_bound(), history: self.history.clone() };
-        let outcome = {
-            self.tt.new_search();
-            let mut monitor = Monitor::new(Arc::clone(&self.control), self.limits.nodes);
-            let mut on_event = |e: Event| (self.sink)(EngineEvent::Search(e));
-            VariantSearch::new(pos, params, &self.tt, &mut monitor, &mut on_event).run()
-        };
-        self.wait_if_required();
-        match &outcome {
-            Outcome::Mate { pv, .. } | Outcome::Mated { pv, .. } if !pv.is_empty() => (Some(pv[0]), pv.get(1).copied()),
-            _ => {
-                let depth = Some(self.limits.fallback_depth());
-                match choose_variant_move(pos, self.fallback_time(started), depth, Some(&self.control)) {
-                    Some(c) => self.play_fallback(c.best, None, c.score, c.depth),
-                    None => (None, None),
-                }
-            }
-        }
-    }
-
     /// MultiPV: proves what it can about every root move, reports the best `multipv` of
     /// them after every round, and plays the best.
-    fn rank_and_choose(&self, pos: &Chess, allowed: &[Move], params: &Params) -> (Option<Move>, Option<Move>) {
+    fn rank_and_choose<G: Expand>(&self, pos: &G, allowed: &[Move], params: &Params) -> (Option<Move>, Option<Move>) {
         self.tt.new_search();
         let mut reported = false;
         let report = |results: &[MoveResult], stats: Stats| {
@@ -860,16 +899,37 @@ impl Job {
 
     /// In `go infinite` and while pondering, bestmove must wait for `stop` (or, when
     /// pondering, `ponderhit`).
+    ///
+    /// A search that ends its pondering by `ponderhit` says its last score again: a
+    /// client such as python-chess drops what was sent while pondering, and would
+    /// otherwise record no score for the move.
     fn wait_if_required(&self) {
+        let pondered = self.pondering();
         while (self.limits.infinite || self.pondering()) && !self.control.stopped() {
             std::thread::sleep(Duration::from_millis(1));
+        }
+        if pondered && !self.control.stopped() {
+            let last = self.last_score.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            if let Some(e) = last {
+                (self.sink)(e);
+            }
         }
     }
 }
 
+/// A search that panicked, with the panic's message.
+#[derive(Debug)]
+struct Panicked(String);
+
+impl std::fmt::Display for Panicked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// Runs `f`, turning a panic into its message.
-fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| panic_message(payload.as_ref()))
+fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, Panicked> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| Panicked(panic_message(payload.as_ref())))
 }
 
 #[cfg(test)]
@@ -893,6 +953,7 @@ mod tests {
             tables: None,
             tbhits_before: 0,
             sink: Arc::new(move |e| events.lock().unwrap().push(e)),
+            last_score: Arc::new(Mutex::new(None)),
         }
     }
 

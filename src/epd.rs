@@ -6,17 +6,20 @@
 //! lines starting with `#` are skipped. This module never reads stdin.
 
 use shakmaty::Chess;
+use shakmaty::variant::{Variant, VariantPosition};
 
+use crate::chess::game::Game;
 use crate::chess::position::parse_fen;
 use crate::error::EpdError;
 use crate::proof::verify::verify_line;
 use crate::search::Outcome;
+use crate::variant::game::parse_variant_fen;
 
 /// One suite position.
 #[derive(Clone, Debug)]
-pub struct EpdEntry {
+pub struct EpdEntry<G: Game = Chess> {
     /// The position.
-    pub pos: Chess,
+    pub pos: G,
     /// The FEN as written (4 or 6 fields).
     pub fen: String,
     /// The suite's mate: positive, the side to move mates in N; negative, it is mated.
@@ -45,7 +48,15 @@ pub fn parse_line(line: &str) -> Result<Option<EpdEntry>, EpdError> {
     let fen_tokens: Vec<&str> = tokens[..n].iter().map(|t| t.trim_end_matches(';')).collect();
     let fen = fen_tokens.join(" ");
     let pos = parse_fen(&fen)?;
-    let rest = tokens[n..].join(" ");
+    let (bm, id, pv) = operations(&tokens[n..].join(" "))?;
+    Ok(Some(EpdEntry { pos, fen, bm, id, pv }))
+}
+
+/// The operations of a suite line that pnmate reads: `bm #N`, `id "..."` and `PV: ...`.
+type Operations = (Option<i32>, Option<String>, Option<String>);
+
+/// Reads the [`Operations`] of a suite line from the text after its FEN.
+fn operations(rest: &str) -> Result<Operations, EpdError> {
     let mut bm = None;
     let mut id = None;
     let mut pv = None;
@@ -64,6 +75,25 @@ pub fn parse_line(line: &str) -> Result<Option<EpdEntry>, EpdError> {
             pv = Some(v.trim().to_string());
         }
     }
+    Ok((bm, id, pv))
+}
+
+/// Parses one line of a `variant` suite; `Ok(None)` for blank and comment lines. The FEN
+/// is everything before the first operation (a crazyhouse FEN carries its pockets, a
+/// three-check FEN its counters, in either form).
+pub fn parse_variant_line(variant: Variant, line: &str) -> Result<Option<EpdEntry<VariantPosition>>, EpdError> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return Ok(None);
+    }
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let ops_at = tokens.iter().position(|t| *t == "bm" || *t == "id" || t.ends_with(';')).unwrap_or(tokens.len());
+    if ops_at < 2 {
+        return Err(EpdError::NoFen);
+    }
+    let fen = tokens[..ops_at].join(" ");
+    let pos = parse_variant_fen(variant, &fen)?;
+    let (bm, id, pv) = operations(&tokens[ops_at..].join(" "))?;
     Ok(Some(EpdEntry { pos, fen, bm, id, pv }))
 }
 
@@ -95,7 +125,7 @@ impl Judgement {
 
 /// Judges an outcome against the suite's `bm`, replaying the line independently of the
 /// search that produced it.
-pub fn judge(entry: &EpdEntry, outcome: &Outcome) -> Judgement {
+pub fn judge<G: Game>(entry: &EpdEntry<G>, outcome: &Outcome) -> Judgement {
     match outcome {
         Outcome::Mate { .. } | Outcome::Mated { .. } => {
             let Some(mate) = outcome.mate() else { return Judgement::BadLine };
@@ -164,6 +194,24 @@ mod tests {
         assert!(matches!(parse_line("8/6k1/8/8/5R2/8/4K3/8 b - - bm #x;"), Err(EpdError::BadBm(_))));
         assert!(matches!(parse_line("8/6k1/8/8/5R2/8/4K3/8 b - - bm #0;"), Err(EpdError::BadBm(_))));
         assert!(matches!(parse_line("8/6k1/8/8/5R2/8/4K3/8 b - - bm 4;"), Err(EpdError::BadBm(_))));
+    }
+
+    #[test]
+    fn variant_lines_with_pockets_and_counters_parse_and_claims_are_judged() {
+        let zh = parse_variant_line(Variant::Crazyhouse, "k7/8/1K6/8/8/8/8/8[Q] w - - 0 1 bm #1; source x;")
+            .unwrap()
+            .unwrap();
+        assert_eq!((zh.fen.as_str(), zh.bm), ("k7/8/1K6/8/8/8/8/8[Q] w - - 0 1", Some(1)));
+        let three =
+            parse_variant_line(Variant::ThreeCheck, "4k3/8/8/8/8/8/8/3QK3 w - - 1+3 0 1 bm #1;").unwrap().unwrap();
+        let check = "d1e2".parse::<shakmaty::uci::UciMove>().unwrap().to_move(&three.pos).unwrap();
+        let quiet = "d1d2".parse::<shakmaty::uci::UciMove>().unwrap().to_move(&three.pos).unwrap();
+        let win = |pv| Outcome::Mate { moves: 1, exact: true, pv };
+        assert_eq!(judge(&three, &win(vec![check])), Judgement::Best);
+        assert_eq!(judge(&three, &win(vec![quiet])), Judgement::BadLine);
+        assert_eq!(judge(&three, &Outcome::NoMate { moves: 1 }), Judgement::Wrong);
+        assert!(parse_variant_line(Variant::Crazyhouse, "bm #1;").is_err());
+        assert!(parse_variant_line(Variant::Crazyhouse, "# comment").unwrap().is_none());
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! The pnmate binary: argument dispatch only.
 
 mod cli;
-mod cli_variant;
 
 use clap::Parser;
 

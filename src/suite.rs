@@ -6,7 +6,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use shakmaty::Chess;
+
+use crate::chess::game::Game;
 use crate::chess::mate_len::MateBound;
+use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::Control;
 use crate::epd::{EpdEntry, Judgement, LENGTH_BANDS, band, judge};
 use crate::error::CertError;
@@ -20,11 +24,11 @@ use crate::tt::Table;
 
 /// The result of one suite position.
 #[derive(Clone, Debug)]
-pub struct PositionResult {
+pub struct PositionResult<G: Game = Chess> {
     /// Index in the (sharded) run.
     pub index: usize,
     /// The suite entry.
-    pub entry: EpdEntry,
+    pub entry: EpdEntry<G>,
     /// What the search proved.
     pub outcome: Outcome,
     /// The judgement against the suite.
@@ -41,7 +45,7 @@ pub struct PositionResult {
     pub certificate: Option<Result<Written, CertError>>,
 }
 
-/// Per-run settings.
+/// Per-run settings (the tablebases serve chess only).
 #[derive(Clone, Debug)]
 pub struct RunSettings {
     /// The tablebases, when loaded.
@@ -70,14 +74,15 @@ pub fn certificate_name(index: usize) -> String {
 
 /// Solves every entry on `settings.jobs` threads; `on_result` is called (from the
 /// workers, serialised) as each finishes. Results come back in input order.
-pub fn run(
-    entries: &[EpdEntry],
+pub fn run<G: Expand>(
+    entries: &[EpdEntry<G>],
     settings: &RunSettings,
-    bound_of: &(dyn Fn(&EpdEntry) -> Option<MateBound> + Sync),
-    on_result: &(dyn Fn(&PositionResult) + Sync),
-) -> Vec<PositionResult> {
+    bound_of: &(dyn Fn(&EpdEntry<G>) -> Option<MateBound> + Sync),
+    on_result: &(dyn Fn(&PositionResult<G>) + Sync),
+) -> Vec<PositionResult<G>> {
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<PositionResult>>> = Mutex::new(vec![None; entries.len()]);
+    let results: Mutex<Vec<Option<PositionResult<G>>>> = Mutex::new(vec![None; entries.len()]);
+    let tables = if G::ENDINGS { settings.tables.clone() } else { None };
     let jobs = settings.jobs.max(1).min(entries.len().max(1));
     let work = || {
         let mut tt = Table::new(settings.hash);
@@ -88,7 +93,7 @@ pub fn run(
             let params = Params {
                 mate: bound_of(entry),
                 threads: settings.threads,
-                tables: settings.tables.clone(),
+                tables: tables.clone(),
                 ..Params::default()
             };
             tt.clear(); // independent positions: results do not depend on scheduling
@@ -97,7 +102,7 @@ pub fn run(
             let judgement = judge(entry, &outcome);
             let keys = match &outcome {
                 Outcome::Mate { moves, .. } if settings.all_keys && judgement.is_found() => {
-                    let (keys, nodes) = all_keys(entry, *moves, settings, &tt);
+                    let (keys, nodes) = all_keys(entry, *moves, settings, tables.clone(), &tt);
                     stats.nodes += nodes;
                     keys
                 }
@@ -105,8 +110,7 @@ pub fn run(
             };
             let certificate = settings.proofs.as_ref().filter(|_| outcome != Outcome::Unknown).map(|dir| {
                 let path = dir.join(certificate_name(i));
-                let tables = settings.tables.as_deref();
-                outcome.certify(&entry.pos, &tt, CertLimits::default(), tables).and_then(|c| c.write(&path))
+                outcome.certify(&entry.pos, &tt, CertLimits::default(), tables.as_deref()).and_then(|c| c.write(&path))
             });
             let r = PositionResult {
                 index: i,
@@ -135,15 +139,16 @@ pub fn run(
 }
 
 /// Every first move of `entry` that mates within `moves`, best first, and the nodes spent.
-fn all_keys(entry: &EpdEntry, moves: u32, settings: &RunSettings, tt: &Table) -> (Vec<MoveResult>, u64) {
+fn all_keys<G: Expand>(
+    entry: &EpdEntry<G>,
+    moves: u32,
+    settings: &RunSettings,
+    tables: Option<Arc<Tables>>,
+    tt: &Table,
+) -> (Vec<MoveResult>, u64) {
     let control = Control::new();
     control.set_deadline(settings.limits.time);
-    let params = Params {
-        mate: MateBound::new(moves.into()),
-        threads: settings.threads,
-        tables: settings.tables.clone(),
-        ..Params::default()
-    };
+    let params = Params { mate: MateBound::new(moves.into()), threads: settings.threads, tables, ..Params::default() };
     let mut nodes = 0;
     let results = rank_moves(&entry.pos, &params, &[], tt, &control, settings.limits.nodes, &mut |round| {
         nodes = round.stats.nodes;
@@ -180,7 +185,7 @@ pub struct Tally {
 
 impl Tally {
     /// Adds one result.
-    pub fn add(&mut self, r: &PositionResult) {
+    pub fn add<G: Game>(&mut self, r: &PositionResult<G>) {
         self.positions += 1;
         self.nodes += r.nodes;
         self.time += r.time;
@@ -212,7 +217,7 @@ pub struct Summary {
 
 impl Summary {
     /// Tallies results.
-    pub fn of(results: &[PositionResult]) -> Summary {
+    pub fn of<G: Game>(results: &[PositionResult<G>]) -> Summary {
         let mut s = Summary::default();
         for r in results {
             s.total.add(r);

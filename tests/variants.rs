@@ -258,3 +258,87 @@ fn the_suite_runner_verifies_variant_lines_and_counts_them() {
     assert!(text.contains("bad line   0") && text.contains("wrong      0"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn multipv_in_a_variant_proves_a_result_per_move_each_with_its_line() {
+    // Atomic: Qxf7 explodes the king at once; every other move gets its own result.
+    let fen = "4k3/5p2/8/7Q/8/8/8/4K3 w - - 0 1";
+    let mut s = Session::start();
+    s.send("setoption name UCI_Variant value atomic");
+    s.send("setoption name MultiPV value 3");
+    s.send(&format!("position fen {fen}"));
+    s.send("go mate 2");
+    let lines = s.until_bestmove(LONG);
+    let ranked: Vec<&String> = lines.iter().filter(|l| l.starts_with("info multipv ")).collect();
+    let last: Vec<&&String> =
+        ["1", "2", "3"].iter().map(|k| ranked.iter().rev().find(|l| field(l, "multipv") == Some(k)).unwrap()).collect();
+    assert_eq!(field(last[0], "mate"), Some("1"), "{last:#?}");
+    assert_eq!(pv_of(last[0]), ["h5f7"], "{last:#?}");
+    assert_eq!(bestmove(&lines), "h5f7");
+    let mut firsts = Vec::new();
+    for info in &last {
+        let pv = pv_of(info);
+        firsts.push(pv[0].clone());
+        if let Some(m) = field(info, "mate") {
+            assert_winning_line("atomic", fen, &pv, Color::White, m.parse().unwrap());
+        }
+    }
+    firsts.sort();
+    firsts.dedup();
+    assert_eq!(firsts.len(), 3, "three different moves: {last:#?}");
+    // The other two moves are each proven not to win within the bound.
+    let proven =
+        lines.iter().filter(|l| l.starts_with("info string multipv ") && l.ends_with("no mate within 2 (proven)"));
+    assert_eq!(proven.count(), 2, "{lines:#?}");
+}
+
+#[test]
+fn searchmoves_in_a_variant_restricts_the_root_and_its_result() {
+    // King of the hill: Kd4 wins at once, but only the other king steps are searched.
+    let fen = "7k/8/8/8/8/2K5/8/8 w - - 0 1";
+    let mut s = Session::start();
+    s.send("setoption name UCI_Variant value kingofthehill");
+    s.send(&format!("position fen {fen}"));
+    s.send("go mate 3 searchmoves c3b3 c3c2");
+    let lines = s.until_bestmove(LONG);
+    let best = bestmove(&lines);
+    assert!(best == "c3b3" || best == "c3c2", "{lines:#?}");
+    let info = lines.iter().rev().find(|l| l.contains(" score mate ")).unwrap_or_else(|| panic!("{lines:#?}"));
+    assert_eq!(field(info, "mate"), Some("3"), "Kb3/Kc2 reach the hill in three: {info}");
+    let pv = pv_of(info);
+    assert!(pv[0] == "c3b3" || pv[0] == "c3c2", "{info}");
+    assert_winning_line("kingofthehill", fen, &pv, Color::White, 3);
+}
+
+#[test]
+fn two_threads_in_a_variant_find_the_win_one_thread_finds() {
+    // Three-check, a suite position: the win in 2 is found with one thread and with two.
+    let fen = "4k3/8/8/8/8/8/8/3QK3 w - - 1+3 0 1";
+    for threads in ["1", "2"] {
+        let mut s = Session::start();
+        s.send("setoption name UCI_Variant value 3check");
+        s.send(&format!("setoption name Threads value {threads}"));
+        s.send(&format!("position fen {fen}"));
+        s.send("go mate 4");
+        let lines = s.until_bestmove(LONG);
+        let info = lines.iter().rev().find(|l| l.contains(" score mate ")).unwrap_or_else(|| panic!("{lines:#?}"));
+        let moves: i32 = field(info, "mate").unwrap().parse().unwrap();
+        assert!(moves > 0, "{threads} threads: {info}");
+        assert_winning_line("3check", fen, &pv_of(info), Color::White, moves);
+    }
+}
+
+#[test]
+fn syzygy_tables_in_a_variant_are_said_to_be_unused() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/syzygy");
+    let mut s = Session::start();
+    s.send(&format!("setoption name SyzygyPath value {dir}"));
+    s.send("setoption name UCI_Variant value atomic");
+    s.send("position fen 4k3/5p2/8/7Q/8/8/8/4K3 w - - 0 1");
+    s.send("go mate 1");
+    let lines = s.until_bestmove(LONG);
+    assert!(
+        lines.iter().any(|l| l == "info string SyzygyPath: the tables are not used in atomic (chess only)"),
+        "{lines:#?}"
+    );
+}

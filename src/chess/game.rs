@@ -10,6 +10,7 @@
 
 use std::fmt::Debug;
 
+use shakmaty::variant::Variant;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Color, EnPassantMode, Move, MoveList, Position};
 
@@ -36,6 +37,9 @@ impl Standing {
 
 /// One game's rules, as the prover reads them.
 pub trait Game: Position + Clone + Debug + Send + Sync + 'static {
+    /// The game's variant, as certificates name it.
+    fn game_variant(&self) -> Variant;
+
     /// A salt of the game for the table's keys: the same board means something else in
     /// each game. Zero for chess.
     fn salt(&self) -> u64;
@@ -77,6 +81,26 @@ pub trait Game: Position + Clone + Debug + Send + Sync + 'static {
     /// How the game stands for `attacker` by the game's own ends (mate, stalemate, the
     /// variant's win), given the side to move's legal `moves`.
     fn standing(&self, moves: &MoveList, attacker: Color) -> Standing;
+
+    /// Whether `attacker`'s legal move `m` wins at once (chess: mates).
+    #[inline]
+    fn wins_by(&self, m: Move, attacker: Color) -> bool {
+        let mut after = self.clone();
+        after.play_unchecked(m);
+        let moves = after.legal_moves();
+        after.standing(&moves, attacker) == Standing::Won
+    }
+
+    /// A legal move of the side to move, `attacker`, that wins at once, if there is one.
+    fn winning_move(&self, attacker: Color) -> Option<Move> {
+        self.legal_moves().into_iter().find(|&m| self.wins_by(m, attacker))
+    }
+
+    /// Whether the game is already won by `attacker` here.
+    #[inline]
+    fn is_won_by(&self, attacker: Color) -> bool {
+        self.standing(&self.legal_moves(), attacker) == Standing::Won
+    }
 
     /// Whether the rules draw a game its own ends let go on: the attacker's insufficient
     /// material, at the defender's turn the 50-move claim, at the attacker's turn the

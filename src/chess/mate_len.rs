@@ -177,6 +177,16 @@ impl MateLen {
         if plies % 2 == 1 { MateLen(plies.div_ceil(2) as i32) } else { MateLen(-((plies / 2) as i32)) }
     }
 
+    /// The win that a forced line of `plies` plies from the root is, where the side to
+    /// move wins (`stm_wins`) or loses: the line's moves, counted as UCI counts them
+    /// (`ceil(plies / 2)`) in every game. In chess the parity says who wins; where a win
+    /// can fall on the loser's move (antichess), a win in M has 2M - 1 or 2M plies either
+    /// way, and only the side says who wins.
+    pub fn of_line(stm_wins: bool, plies: usize) -> MateLen {
+        let moves = plies.div_ceil(2).max(1) as i32;
+        if stm_wins { MateLen(moves) } else { MateLen(-moves) }
+    }
+
     /// From a signed move count as UCI writes it (nonzero).
     pub fn from_signed(moves: i32) -> MateLen {
         MateLen(moves)
@@ -233,7 +243,13 @@ mod tests {
         assert_eq!(MateLen::from_plies(6), MateLen::mated_in(3));
         for plies in 1..40 {
             assert_eq!(MateLen::from_plies(plies).plies(), plies);
+            assert_eq!(MateLen::of_line(plies % 2 == 1, plies), MateLen::from_plies(plies));
         }
+        // An antichess win of the side to move in 4 plies (the loser takes the last man
+        // on its second move) is a win in 2; a loss in 3 plies (taking the opponent's
+        // last man on the second move), a loss in 2.
+        assert_eq!(MateLen::of_line(true, 4), MateLen::mate_in(2));
+        assert_eq!(MateLen::of_line(false, 3), MateLen::mated_in(2));
         assert_eq!(MateLen::from_signed(-4).moves(), 4);
         assert!(!MateLen::from_signed(-4).side_to_move_mates());
     }

@@ -58,7 +58,7 @@ impl<G: Game> Node<G> {
     /// Plays legal move `m` on this node, in place. The search copies a node where it
     /// keeps the child: a node returned by value was copied once more, by a call of
     /// `memcpy` (a `Chess` is larger than the copies the compiler writes out inline).
-    #[inline]
+    #[inline(always)]
     pub fn apply(&mut self, m: Move) {
         self.pos.play_hashed(&mut self.hash, m);
     }
@@ -78,6 +78,10 @@ impl Node<Chess> {
 }
 
 impl Game for Chess {
+    fn game_variant(&self) -> shakmaty::variant::Variant {
+        shakmaty::variant::Variant::Chess
+    }
+
     #[inline]
     fn salt(&self) -> u64 {
         0
@@ -104,7 +108,7 @@ impl Game for Chess {
         Some((Zobrist64(hash) ^ moved(turn, m)?).0)
     }
 
-    #[inline]
+    #[inline(always)]
     fn play_hashed(&mut self, hash: &mut u64, m: Move) {
         match self.hash_after(*hash, m) {
             Some(h) => {
@@ -123,6 +127,11 @@ impl Game for Chess {
     #[inline]
     fn resets_history(&self, m: Move) -> bool {
         m.is_zeroing()
+    }
+
+    #[inline]
+    fn wins_by(&self, m: Move, _attacker: Color) -> bool {
+        mates_by(self, m)
     }
 
     #[inline]

@@ -65,7 +65,7 @@ pub fn play_moves<'a>(
 }
 
 /// The FEN of a position (6 fields).
-pub fn to_fen(pos: &Chess) -> String {
+pub fn to_fen<P: Position + Clone>(pos: &P) -> String {
     Fen::from_position(pos, EnPassantMode::Legal).to_string()
 }
 
@@ -96,7 +96,7 @@ pub fn uci_for<P: Position>(pos: &P, moves: &[shakmaty::Move]) -> String {
 }
 
 /// A line in SAN with move numbers, starting from `pos`.
-pub fn san_line(pos: &Chess, moves: &[shakmaty::Move]) -> String {
+pub fn san_line<P: Position + Clone>(pos: &P, moves: &[shakmaty::Move]) -> String {
     let mut pos = pos.clone();
     let mut out = String::new();
     for (i, &m) in moves.iter().enumerate() {

@@ -22,7 +22,7 @@ use crate::dfpn::pndn::PnDn;
 use crate::dfpn::tree::{Cycles, RootMoves, Tree};
 use crate::dfpn::value::Value;
 use crate::knowledge::tablebase::Tables;
-use crate::knowledge::{Exact, Know, Knowledge, NARROW_QUIET, Narrowing};
+use crate::knowledge::{CHESS_REACH, Exact, Know, Knowledge, NARROW_QUIET, Narrowing, Reach};
 
 /// Where a call sets quiet moves aside, and what it did.
 #[derive(Default)]
@@ -52,9 +52,38 @@ pub trait Expand: Game {
     /// What the solver knows of this game beyond the rules.
     type Knowledge<'t>: Know;
 
+    /// What a defender's node of a disproof shows when its section ends there, as
+    /// `pnmate-check` reads the game: 1 in chess (within one ply only the defender moves,
+    /// and it cannot lose by moving), 0 in a variant (a defender may lose on its own
+    /// move: antichess's last man taken).
+    const DEFENDER_LEAF: u32;
+
+    /// Whether the chess endings' knowledge ([`crate::knowledge::ending`]) and the
+    /// tablebases apply.
+    const ENDINGS: bool;
+
     /// The knowledge of a solver of `attacker`'s wins from `root`, with `tables` where
     /// the game reads them.
     fn knowledge<'t>(root: &Self, attacker: Color, tables: Option<&'t Tables>) -> Self::Knowledge<'t>;
+
+    /// A static score of the position, in centipawns from the side to move's view: the
+    /// fallback's leaves and the order of MultiPV's unproven moves. Never a claim.
+    fn evaluate(&self) -> i32;
+
+    /// How far the driver's bounds reach in this game.
+    fn reach(&self) -> Reach;
+
+    /// Whether the tablebases say `attacker` wins from `node` (chess only).
+    #[inline]
+    fn tables_win(_node: &Node<Self>, _attacker: Color, _tables: Option<&Tables>) -> bool {
+        false
+    }
+
+    /// Whether the tablebases say `attacker` cannot win from `node` (chess only).
+    #[inline]
+    fn tables_refute(_tables: &Tables, _node: &Node<Self>, _attacker: Color) -> bool {
+        false
+    }
 
     /// Expands an OR node (attacker to move, `r` plies left, `ply` plies below the search
     /// root) into `children`.
@@ -80,10 +109,28 @@ pub trait Expand: Game {
 
 impl Expand for Chess {
     type Knowledge<'t> = Knowledge<'t>;
+    const ENDINGS: bool = true;
+    const DEFENDER_LEAF: u32 = 1;
 
     #[inline]
     fn knowledge<'t>(_root: &Chess, attacker: Color, tables: Option<&'t Tables>) -> Knowledge<'t> {
         Knowledge::new(attacker, tables)
+    }
+
+    fn tables_win(node: &Node, attacker: Color, tables: Option<&Tables>) -> bool {
+        crate::knowledge::tables_win(node, attacker, tables)
+    }
+
+    fn reach(&self) -> Reach {
+        CHESS_REACH
+    }
+
+    fn evaluate(&self) -> i32 {
+        crate::knowledge::evaluate(self)
+    }
+
+    fn tables_refute(tables: &Tables, node: &Node, attacker: Color) -> bool {
+        tables.wins(node, attacker) == Some(false)
     }
 
     #[inline(always)]

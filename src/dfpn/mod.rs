@@ -13,5 +13,6 @@ pub(crate) mod solver;
 pub(crate) mod tree;
 pub(crate) mod value;
 
+pub use expand::Expand;
 pub(crate) use solver::{Call, Question, Solver};
 pub(crate) use tree::{Cycles, RootMoves};

@@ -65,6 +65,27 @@ const ARMED_QUIET_SCALE: u32 = 4;
 /// each evasion is a reply with its own progress number.
 const ARMED_CHECK_SCALE: u32 = 2;
 
+/// How far the driver's bounds reach in a game: the bounds (moves) its near bound climbs,
+/// the rungs above the near bound it asks as far bounds, and whether an analysis asks its
+/// longest bound (the cap) in every round (docs/design.md, "The driver").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reach {
+    /// The ladder of the near bound, in moves, ascending.
+    pub ladder: &'static [u32],
+    /// The far bounds: the first and last rung above the near one.
+    pub far: (usize, usize),
+    /// Whether an analysis asks the cap in every round.
+    pub cap: bool,
+}
+
+/// Chess's reach: long forcing mates are found a little above their length, and the cap
+/// finds the longest (Krabbé's mate in 38).
+pub const CHESS_REACH: Reach = Reach {
+    ladder: &[3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 90, 128, 181, 256, 362, 512, 724, 1000],
+    far: (2, 5),
+    cap: true,
+};
+
 /// How many quiet moves an attacker node keeps where [`Guide::narrowing`] allows it.
 pub const NARROW_QUIET: usize = 10;
 

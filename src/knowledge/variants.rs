@@ -15,7 +15,21 @@ use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::{Bitboard, Color, Move, Position, Square, attacks};
 
 use crate::chess::movecode::MoveCode;
-use crate::knowledge::{Know, MoveClass};
+use crate::knowledge::{Know, MoveClass, Reach};
+
+/// A variant's ladder (moves): fine, since wins are short and both sides' lengths occur.
+const LADDER: &[u32] =
+    &[1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 32, 40, 50, 64, 80, 100, 128, 181, 256, 362, 512, 724, 1000];
+
+/// How far the driver's bounds reach in `variant`: far bounds five and six rungs up
+/// (about three times the near bound), where a forcing run of drops, checks or captures
+/// is found soonest; in racing kings three rungs up, since its wins are races whose
+/// length the kings' ranks bound, and a far bound there lets the kings wander. No cap in
+/// every round: its long cut lines cost the short wins their budget.
+pub fn reach(variant: Variant) -> Reach {
+    let far = if variant == Variant::RacingKings { (3, 3) } else { (5, 6) };
+    Reach { ladder: LADDER, far, cap: false }
+}
 
 /// First proof number of a quiet attacker move where the variant knows nothing more.
 const QUIET_PN: u32 = 8;
@@ -101,14 +115,6 @@ impl VariantGuide {
             _ => base,
         };
         (class, pn.max(1))
-    }
-
-    /// How many rungs of the driver's ladder its far bound lies above the near one. The
-    /// wins of racing kings are races whose length the kings' ranks bound from below, and
-    /// a far bound there mostly lets the kings wander; elsewhere wins are forcing runs
-    /// (checks, drops, captures) that a longer bound finds sooner.
-    pub fn far_rungs(&self) -> usize {
-        if self.variant == Variant::RacingKings { 4 } else { 8 }
     }
 
     /// The first proof number of the defender's move `m`.

@@ -15,13 +15,14 @@
 //! says "upper bound only").
 
 use rustc_hash::FxHashMap;
+use shakmaty::fen::Fen;
 use shakmaty::variant::Variant;
-use shakmaty::{Chess, Color, Move, MoveList, Position};
+use shakmaty::{Color, EnPassantMode, MoveList};
 
+use crate::chess::game::Standing;
 use crate::chess::mate_len::Plies;
 use crate::chess::node::Node;
-use crate::chess::position::to_fen;
-use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
+use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::{Control, Monitor};
 use crate::dfpn::value::{Value, Verdict};
 use crate::dfpn::{Question, Solver};
@@ -75,112 +76,61 @@ impl Fail {
     }
 }
 
-/// What the extractor asks of a prover: its positions and their rules, and its table.
-/// The chess solver and the variant solver both answer it, so one extractor builds the
-/// certificates of both.
-pub(crate) trait Prover {
-    /// A position with its hash.
-    type Node;
-    /// What a defender's node of a disproof shows when the section ends there: 1 in
-    /// chess (within one ply only the defender moves, and it cannot lose by moving), 0
-    /// in a variant (a defender may lose on its own move: antichess's last man taken).
-    const DEFENDER_LEAF: u32;
-    /// The side that tries to win.
-    fn attacker(&self) -> Color;
-    /// A position's name in a section: its hash and halfmove clock.
-    fn id(node: &Self::Node) -> (u64, u32);
-    /// The side to move.
-    fn turn(node: &Self::Node) -> Color;
-    /// The legal moves.
-    fn moves(node: &Self::Node) -> MoveList;
-    /// The node after legal move `m`.
-    fn play(node: &Self::Node, m: Move) -> Self::Node;
-    /// How the game stands for the attacker at `node`, whose legal moves are `moves`:
-    /// Some(true) won, Some(false) over for good without the attacker's win (the game's
-    /// end, a draw the defender may claim, the attacker's insufficient material, the
-    /// 75-move rule), None while it goes on.
-    fn end(&self, node: &Self::Node, moves: &MoveList) -> Option<bool>;
-    /// What the table knows of `node` with `bound` plies left.
-    fn lookup(&self, node: &Self::Node, bound: Plies) -> Option<Value>;
-    /// The move the table records for `node`, if any.
-    fn best_move(&self, node: &Self::Node, bound: Plies) -> Option<Move>;
-    /// A re-search of `node` with `bound` plies left: at most `limit` nodes, taken from
-    /// `budget`; its disproofs never rest on a repetition on the search path.
-    fn solve(&mut self, node: &Self::Node, bound: Plies, limit: u64, budget: &mut u64) -> Verdict;
-    /// Whether a hard limit stopped the search.
-    fn hard_stopped(&self) -> bool;
-    /// Whether the tablebases say the attacker cannot win from `node` (chess only).
-    fn tables_refute(&self, _node: &Self::Node) -> bool {
-        false
-    }
-    /// Plies within which the rules alone rule out the attacker's win from `node`, as the
-    /// checker reads them at a leaf of a disproof (0: none; racing kings only).
-    fn out_of_reach(&self, _node: &Self::Node) -> u32 {
-        0
-    }
-}
-
-/// The chess solver as a [`Prover`], with the tables a disproof may end on.
-struct ChessProver<'s, 'a> {
-    solver: &'s mut Solver<'a>,
+/// The solver of one game as the extractor's prover, with the tables a chess disproof
+/// may end on. One extractor builds the certificates of every game.
+struct Prover<'s, 'a, G: Expand> {
+    solver: &'s mut Solver<'a, G>,
     tables: Option<&'a Tables>,
 }
 
-impl Prover for ChessProver<'_, '_> {
-    type Node = Node;
-    const DEFENDER_LEAF: u32 = 1;
-
+impl<G: Expand> Prover<'_, '_, G> {
+    /// The side that tries to win.
     fn attacker(&self) -> Color {
         self.solver.attacker()
     }
 
-    fn id(node: &Node) -> (u64, u32) {
+    /// A position's name in a section: its hash and halfmove clock.
+    fn id(node: &Node<G>) -> (u64, u32) {
         (node.hash, node.clock())
     }
 
-    fn turn(node: &Node) -> Color {
-        node.pos.turn()
-    }
-
-    fn moves(node: &Node) -> MoveList {
-        node.pos.legal_moves()
-    }
-
-    fn play(node: &Node, m: Move) -> Node {
-        node.play(m)
-    }
-
-    fn end(&self, node: &Node, moves: &MoveList) -> Option<bool> {
-        let attacker = self.attacker();
-        if node.pos.turn() != attacker && moves.is_empty() {
-            return Some(node.pos.is_check());
+    /// How the game stands for the attacker at `node`, whose legal moves are `moves`:
+    /// Some(true) won, Some(false) over for good without the attacker's win (the game's
+    /// end, a draw the defender may claim, the attacker's insufficient material, the
+    /// 75-move rule), None while it goes on.
+    fn end(&self, node: &Node<G>, moves: &MoveList) -> Option<bool> {
+        match node.pos.rule_end(moves, self.attacker()) {
+            Standing::Won => Some(true),
+            Standing::Over => Some(false),
+            Standing::Open => None,
         }
-        let drawn = if node.pos.turn() == attacker {
-            moves.is_empty() || node.clock() >= AUTOMATIC_DRAW_CLOCK
-        } else {
-            can_claim_fifty(&node.pos, moves)
-        };
-        (drawn || cannot_mate(&node.pos, attacker)).then_some(false)
     }
 
-    fn lookup(&self, node: &Node, bound: Plies) -> Option<Value> {
+    /// What the table knows of `node` with `bound` plies left.
+    fn lookup(&self, node: &Node<G>, bound: Plies) -> Option<Value> {
         self.solver.lookup(node, bound)
     }
 
-    fn best_move(&self, node: &Node, bound: Plies) -> Option<Move> {
-        self.solver.best_move(node, bound)
-    }
-
-    fn solve(&mut self, node: &Node, bound: Plies, limit: u64, budget: &mut u64) -> Verdict {
+    /// A re-search of `node` with `bound` plies left: at most `limit` nodes, taken from
+    /// `budget`; its disproofs never rest on a repetition on the search path.
+    fn solve(&mut self, node: &Node<G>, bound: Plies, limit: u64, budget: &mut u64) -> Verdict {
         self.solver.solve_below(node, bound, limit, budget)
     }
 
+    /// Whether a hard limit stopped the search.
     fn hard_stopped(&self) -> bool {
         self.solver.monitor.hard_stopped()
     }
 
-    fn tables_refute(&self, node: &Node) -> bool {
-        self.tables.is_some_and(|t| t.wins(node, self.solver.attacker()) == Some(false))
+    /// Whether the tablebases say the attacker cannot win from `node` (chess only).
+    fn tables_refute(&self, node: &Node<G>) -> bool {
+        G::ENDINGS && self.tables.is_some_and(|t| G::tables_refute(t, node, self.attacker()))
+    }
+
+    /// Plies within which the rules alone rule out the attacker's win from `node`, as the
+    /// checker reads them at a leaf of a disproof (0: none; racing kings only).
+    fn out_of_reach(&self, node: &Node<G>) -> u32 {
+        u32::from(node.pos.least_plies_to_win(self.attacker())).saturating_sub(1)
     }
 }
 
@@ -223,16 +173,16 @@ impl Dag {
 }
 
 /// Builds the DAGs of one attacker over a prover.
-struct Extractor<P> {
-    prover: P,
+struct Extractor<'s, 'a, G: Expand> {
+    prover: Prover<'s, 'a, G>,
     budget: u64,
     dag: Dag,
 }
 
-impl<P: Prover> Extractor<P> {
+impl<G: Expand> Extractor<'_, '_, G> {
     /// Re-searches `node` with `plies` left: first with [`PER_CALL_BUDGET`] nodes, then
     /// with twice as many each time it ends unsolved, until the whole budget is spent.
-    fn solve(&mut self, node: &P::Node, plies: u32) -> Result<Verdict, Fail> {
+    fn solve(&mut self, node: &Node<G>, plies: u32) -> Result<Verdict, Fail> {
         let mut limit = PER_CALL_BUDGET;
         loop {
             if self.budget == 0 || self.prover.hard_stopped() {
@@ -246,27 +196,27 @@ impl<P: Prover> Extractor<P> {
     }
 
     /// A proof that the attacker wins from `node` within `plies`: (index, plies to win).
-    fn prove(&mut self, node: &P::Node, plies: u32) -> Result<(u32, u32), Fail> {
-        let id = P::id(node);
+    fn prove(&mut self, node: &Node<G>, plies: u32) -> Result<(u32, u32), Fail> {
+        let id = Prover::<G>::id(node);
         if let Some((i, d)) = self.dag.get(id)
             && d <= plies
         {
             return Ok((i, d));
         }
-        let moves = P::moves(node);
+        let moves = node.pos.legal_moves();
         match self.prover.end(node, &moves) {
             Some(true) => return self.dag.push(id, Vec::new(), 0),
             Some(false) => return Err(Fail::Not),
             None => {}
         }
-        if P::turn(node) != self.prover.attacker() {
-            if plies <= P::DEFENDER_LEAF {
+        if node.pos.turn() != self.prover.attacker() {
+            if plies <= G::DEFENDER_LEAF {
                 return Err(Fail::Not);
             }
             let mut edges = Vec::with_capacity(moves.len());
             let mut longest = 0;
             for &m in &moves {
-                let child = P::play(node, m);
+                let child = node.play(m);
                 let known = match self.prover.lookup(&child, bound(plies - 1)) {
                     Some(v) if v.is_proven() => u32::from(v.mate.at_most.get()),
                     _ => plies - 1,
@@ -285,12 +235,12 @@ impl<P: Prover> Extractor<P> {
         }
         // Children with a known proof first, shortest first; then the rest, the table's
         // move first, each re-searched.
-        let hint = self.prover.best_move(node, bound(plies));
+        let hint = self.prover.solver.best_move(node, bound(plies));
         let mut known = Vec::new();
         let mut rest = Vec::new();
         for &m in &moves {
-            let child = P::play(node, m);
-            if let Some((_, d)) = self.dag.get(P::id(&child))
+            let child = node.play(m);
+            if let Some((_, d)) = self.dag.get(Prover::<G>::id(&child))
                 && d < plies
             {
                 known.push((d, m, child));
@@ -325,14 +275,14 @@ impl<P: Prover> Extractor<P> {
 
     /// A disproof: the attacker does not win from `node` within `plies`. Returns (index,
     /// plies the DAG shows the attacker cannot win within).
-    fn refute(&mut self, node: &P::Node, plies: u32) -> Result<(u32, u32), Fail> {
-        let id = P::id(node);
+    fn refute(&mut self, node: &Node<G>, plies: u32) -> Result<(u32, u32), Fail> {
+        let id = Prover::<G>::id(node);
         if let Some((i, s)) = self.dag.get(id)
             && s >= plies
         {
             return Ok((i, s));
         }
-        let moves = P::moves(node);
+        let moves = node.pos.legal_moves();
         match self.prover.end(node, &moves) {
             Some(true) => return Err(Fail::Not),
             Some(false) => return self.dag.push(id, Vec::new(), ESCAPE),
@@ -342,7 +292,7 @@ impl<P: Prover> Extractor<P> {
         if out_of_reach >= plies.max(1) {
             return self.dag.push(id, Vec::new(), out_of_reach);
         }
-        if P::turn(node) == self.prover.attacker() {
+        if node.pos.turn() == self.prover.attacker() {
             if plies > 0 && self.prover.tables_refute(node) {
                 return self.dag.push_tablebase(id);
             }
@@ -352,23 +302,23 @@ impl<P: Prover> Extractor<P> {
             let mut edges = Vec::with_capacity(moves.len());
             let mut shortest = ESCAPE;
             for &m in &moves {
-                let (i, s) = self.refute(&P::play(node, m), plies - 1)?;
+                let (i, s) = self.refute(&node.play(m), plies - 1)?;
                 edges.push((move_code(m), i));
                 shortest = shortest.min(s);
             }
             return self.dag.push(id, edges, shortest.saturating_add(1));
         }
-        if plies > P::DEFENDER_LEAF && self.prover.tables_refute(node) {
+        if plies > G::DEFENDER_LEAF && self.prover.tables_refute(node) {
             return self.dag.push_tablebase(id);
         }
-        if plies <= P::DEFENDER_LEAF {
-            return self.dag.push(id, Vec::new(), P::DEFENDER_LEAF);
+        if plies <= G::DEFENDER_LEAF {
+            return self.dag.push(id, Vec::new(), G::DEFENDER_LEAF);
         }
         let mut known = Vec::new();
         let mut rest = Vec::new();
         for &m in &moves {
-            let child = P::play(node, m);
-            if let Some((_, s)) = self.dag.get(P::id(&child))
+            let child = node.play(m);
+            if let Some((_, s)) = self.dag.get(Prover::<G>::id(&child))
                 && s >= plies - 1
             {
                 known.push((u32::MAX - s, m, child));
@@ -405,9 +355,9 @@ fn bound(plies: u32) -> Plies {
     Plies::new(plies.min(u32::from(Plies::MAX_BOUND.get())) as u16)
 }
 
-/// Builds one section for `attacker` from `root`.
-fn section(
-    root: &Node,
+/// Builds one section for `attacker` from `root`, spending re-search nodes from `budget`.
+fn section<G: Expand>(
+    root: &Node<G>,
     tt: &Table,
     monitor: &mut Monitor,
     budget: &mut u64,
@@ -416,17 +366,7 @@ fn section(
 ) -> Result<Section, Fail> {
     let question = Question { attacker, root_moves: None, repetitions: None, tables };
     let mut solver = Solver::new(tt, monitor, &root.pos, question);
-    build_section(ChessProver { solver: &mut solver, tables }, root, budget, limits, (kind, attacker, plies))
-}
-
-/// Builds one section over `prover` from `root`, spending re-search nodes from `budget`.
-pub(crate) fn build_section<P: Prover>(
-    prover: P,
-    root: &P::Node,
-    budget: &mut u64,
-    limits: CertLimits,
-    (kind, attacker, plies): (Kind, Color, u32),
-) -> Result<Section, Fail> {
+    let prover = Prover { solver: &mut solver, tables };
     let mut x = Extractor { prover, budget: *budget, dag: Dag::new(limits.max_nodes) };
     let built = match kind {
         Kind::Proof => x.prove(root, plies).map(|(_, d)| d <= plies),
@@ -465,45 +405,52 @@ impl Certified {
     }
 }
 
-/// Builds the certificate of `claim` (with the refutation of a shorter mate when `exact`),
-/// a result of searching `root` without game history or root-move restrictions, from what
-/// `tt` holds (re-searching where it lost entries). With `tables`, a disproof ends where
-/// the tables say the attacker cannot win (tablebase leaves, which `pnmate-check` verifies
-/// given the same tables); a proof never rests on them. Err says why no certificate can
-/// be written.
-pub fn certify(
-    root: &Chess,
-    claim: Claim,
-    exact: bool,
+/// Builds the certificate of `claim` (with the refutation of the next shorter win when
+/// `exact`), a result of searching `root` (in any game) without game history or
+/// root-move restrictions, from what `tt` holds (re-searching where it lost entries).
+/// A win's proof section has `plies`, the plies of its line; the next shorter win is two
+/// plies less in chess, one in a variant; "no win within N" refutes each side's N moves. With `tables` (chess), a disproof ends where the tables
+/// say the attacker cannot win (tablebase leaves, which `pnmate-check` verifies given
+/// the same tables); a proof never rests on them. Err says why no certificate can be
+/// written.
+pub fn certify<G: Expand>(
+    root: &G,
+    (claim, exact, plies): (Claim, bool, u32),
     tt: &Table,
     limits: CertLimits,
     tables: Option<&Tables>,
 ) -> Result<Certified, CertError> {
     let node = Node::new(root.clone());
     let stm = root.turn();
+    // A variant's certificate reads every variant as one whose win may fall on either
+    // side's move (src/proof/FORMAT.md, "Variants").
+    let either = root.game_variant() != Variant::Chess;
     let mut monitor = Monitor::new(Control::new(), None);
     let mut budget = limits.search_nodes;
     let build = |spec| section(&node, tt, &mut monitor, &mut budget, (limits, tables), spec);
-    // A mate's proof, and the refutation of one move less: none for a mate in 1 (nothing
-    // is shorter).
-    let win = |attacker, plies: u32| Plan::Win {
+    let step = if either { 1 } else { 2 };
+    let win = |attacker| Plan::Win {
         proof: (Kind::Proof, attacker, plies),
-        shorter: (exact && plies > 2).then(|| (Kind::Disproof, attacker, plies - 2)),
+        shorter: (exact && plies > step).then(|| (Kind::Disproof, attacker, plies - step)),
         exact,
     };
     let plan = match claim {
-        Claim::Mate(moves) => win(stm, 2 * moves - 1),
-        Claim::Mated(moves) => win(!stm, 2 * moves),
-        Claim::NoMate(moves) => Plan::NoWin([(Kind::Disproof, stm, 2 * moves - 1), (Kind::Disproof, !stm, 2 * moves)]),
+        Claim::Mate(_) => win(stm),
+        Claim::Mated(_) => win(!stm),
+        Claim::NoMate(moves) => {
+            let own = if either { 2 * moves } else { 2 * moves - 1 };
+            Plan::NoWin([(Kind::Disproof, stm, own), (Kind::Disproof, !stm, 2 * moves)])
+        }
     };
-    assemble(Variant::Chess, to_fen(root), claim, plan, build)
+    let fen = Fen::from_position(root, EnPassantMode::Legal).to_string();
+    assemble(root.game_variant(), fen, claim, plan, build)
 }
 
 /// One section to build: its kind, attacker and plies.
-pub(crate) type Spec = (Kind, Color, u32);
+type Spec = (Kind, Color, u32);
 
 /// The sections a claim needs.
-pub(crate) enum Plan {
+enum Plan {
     /// "No mate within N": both refutations, each required.
     NoWin([Spec; 2]),
     /// A mate: its proof, and when it is proven shortest (`exact`) the refutation of a
@@ -514,7 +461,7 @@ pub(crate) enum Plan {
 /// The certificate of `claim` from the sections of `plan`, each made by `build`. A
 /// refutation of a shorter mate that cannot be built leaves the certificate without
 /// `shortest`, and the note says why; any other section that cannot be built fails it.
-pub(crate) fn assemble(
+fn assemble(
     variant: Variant,
     fen: String,
     claim: Claim,

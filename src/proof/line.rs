@@ -28,10 +28,12 @@
 //! whichever subtree is now cheapest, and the builder tries again.
 
 use rustc_hash::FxHashMap;
-use shakmaty::{Move, MoveList, Position};
+use shakmaty::{Chess, Move, MoveList};
 
+use crate::chess::game::Standing;
 use crate::chess::mate_len::Plies;
 use crate::chess::node::Node;
+use crate::dfpn::expand::Expand;
 use crate::dfpn::value::Verdict;
 use crate::dfpn::{RootMoves, Solver};
 
@@ -53,8 +55,8 @@ const MEMO_MOVES: usize = 1 << 20;
 /// the driver reports the proof without it. Lines the table holds complete are built
 /// without any search (mates in one are seen on the board), so they still come out after
 /// a stop, within [`AFTER_STOP_VISITS`].
-pub struct LineBuilder<'s, 'a> {
-    solver: &'s mut Solver<'a>,
+pub struct LineBuilder<'s, 'a, G: Expand = Chess> {
+    solver: &'s mut Solver<'a, G>,
     budget: u64,
     /// Positions left to walk once a hard limit has struck.
     after_stop: u64,
@@ -64,13 +66,13 @@ pub struct LineBuilder<'s, 'a> {
     built_moves: usize,
 }
 
-impl<'s, 'a> LineBuilder<'s, 'a> {
+impl<'s, 'a, G: Expand> LineBuilder<'s, 'a, G> {
     /// A builder over `solver` that may spend `budget` nodes in all.
-    pub fn new(solver: &'s mut Solver<'a>, budget: u64) -> Self {
+    pub fn new(solver: &'s mut Solver<'a, G>, budget: u64) -> Self {
         LineBuilder { solver, budget, after_stop: AFTER_STOP_VISITS, built: FxHashMap::default(), built_moves: 0 }
     }
 
-    fn solve(&mut self, node: &Node, bound: Plies) -> Verdict {
+    fn solve(&mut self, node: &Node<G>, bound: Plies) -> Verdict {
         self.solver.solve_below(node, bound, PER_CALL_BUDGET, &mut self.budget)
     }
 
@@ -100,7 +102,7 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
     /// Appends to `out` a forced line from `node`, which must be proven within `bound`
     /// plies, and returns its length (at most `bound`). `root` says whether this node's
     /// moves are restricted.
-    pub fn line(&mut self, node: &Node, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Result<Plies, Gap> {
+    pub fn line(&mut self, node: &Node<G>, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Result<Plies, Gap> {
         if !self.visit() {
             return Err(Gap::Limit);
         }
@@ -141,7 +143,12 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
     /// built. When none can (their proofs were lost), the node is proven again once,
     /// which stores proofs of children to follow; at a restricted root, where a proof of
     /// the node may rest on a move left out, the moves are re-proven one by one instead.
-    fn or_line(&mut self, node: &Node, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Result<Plies, Gap> {
+    fn or_line(&mut self, node: &Node<G>, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Result<Plies, Gap> {
+        let attacker = self.solver.attacker();
+        // Where the loser's move may end the game, an attacker's node may be won already.
+        if node.pos.wins_on_either_move() && node.pos.is_won_by(attacker) {
+            return Ok(Plies::ZERO);
+        }
         if bound == Plies::ZERO {
             return Err(Gap::Lost);
         }
@@ -149,7 +156,7 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
         self.solver.tree.node_moves(node, root, &mut moves);
         // A mate on the board needs no proof from the table (which may hold none: a mated
         // position has no entry of its own), and no line is shorter.
-        if let Some(&m) = moves.iter().find(|&&m| node.is_mate_after(m)) {
+        if let Some(&m) = moves.iter().find(|&&m| node.pos.wins_by(m, attacker)) {
             out.push(m);
             return Ok(Plies::mate_in(1));
         }
@@ -214,13 +221,22 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
         Err(Gap::Lost)
     }
 
-    fn and_line(&mut self, node: &Node, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Result<Plies, Gap> {
+    fn and_line(&mut self, node: &Node<G>, bound: Plies, root: RootMoves, out: &mut Vec<Move>) -> Result<Plies, Gap> {
+        let attacker = self.solver.attacker();
         let mut moves = MoveList::new();
         self.solver.tree.node_moves(node, root, &mut moves);
-        if moves.is_empty() {
-            return if node.pos.is_check() { Ok(Plies::ZERO) } else { Err(Gap::Lost) };
+        if moves.is_empty() || node.pos.wins_on_either_move() {
+            let mut all = MoveList::new();
+            node.pos.moves_into(&mut all);
+            match node.pos.standing(&all, attacker) {
+                Standing::Won => return Ok(Plies::ZERO),
+                Standing::Over => return Err(Gap::Lost),
+                Standing::Open if moves.is_empty() => return Err(Gap::Lost),
+                Standing::Open => {}
+            }
         }
-        if bound < Plies::new(2) {
+        let least = if node.pos.wins_on_either_move() { 1 } else { 2 };
+        if bound < Plies::new(least) {
             return Err(Gap::Lost);
         }
         // Every defence is mated within bound - 1; collect each one's proven length.
@@ -229,7 +245,8 @@ impl<'s, 'a> LineBuilder<'s, 'a> {
             let child = node.play(m);
             let proof = match self.solver.lookup(&child, bound.pred()) {
                 Some(v) if v.is_proven() => v.mate.at_most,
-                _ if child.mating_move().is_some() => Plies::mate_in(1),
+                _ if child.pos.wins_on_either_move() && child.pos.is_won_by(attacker) => Plies::ZERO,
+                _ if child.pos.winning_move(attacker).is_some() => Plies::mate_in(1),
                 _ => match self.solve(&child, bound.pred()) {
                     Verdict::Proven(p) => p,
                     Verdict::Unknown if !self.may_go_on() => return Err(Gap::Limit),

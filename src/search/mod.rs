@@ -6,9 +6,9 @@
 //! 1. answers both exactly for mates in one and two moves (cheap, and common),
 //! 2. alternates between the two questions, with node budgets that double each round so
 //!    that neither starves the other. Each round asks each question at several bounds:
-//!    - the *near* bound, the smallest rung of `LADDER` not yet disproven: its
+//!    - the *near* bound, the smallest rung of the game's ladder not yet disproven: its
 //!      disproofs are what make a later mate exact, or end the search with "no mate";
-//!    - the *far* bounds, the rungs `FAR_RUNGS` above it, so that a long forcing mate is
+//!    - the *far* bounds, a few rungs above it (the game's [`Reach`]), so that a long forcing mate is
 //!      not held up by hard disproofs of short bounds. Several, because df-pn finds a
 //!      mate fastest at a bound a little above its length: a bound far above it lets the
 //!      search wander into long lines (a mate in 25 proved in 0.2M nodes at bounds 32 and
@@ -45,15 +45,17 @@ pub(crate) mod schedule;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{Chess, Move, MoveList};
 
-use crate::chess::mate_len::{MateBound, MateLen, Plies};
+use crate::chess::game::{Game, Standing};
+use crate::chess::mate_len::{MateBound, Plies};
 use crate::chess::node::Node;
 use crate::chess::rules::Repetitions;
+use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::Monitor;
 use crate::dfpn::value::Verdict;
 use crate::dfpn::{Call, Cycles, RootMoves, Solver};
-use crate::knowledge::{self, tablebase::Tables};
+use crate::knowledge::tablebase::Tables;
 use crate::proof::line::{Gap, LineBuilder};
 use crate::proof::verify::verify_line;
 use crate::tt::Table;
@@ -91,9 +93,10 @@ pub struct Params {
     pub tables: Option<Arc<Tables>>,
 }
 
-/// The search: owns nothing, borrows the table and the monitor.
-pub struct Search<'a> {
-    root: Node,
+/// The search of a position of game `G` (chess unless named): owns nothing, borrows the
+/// table and the monitor.
+pub struct Search<'a, G: Expand = Chess> {
+    root: Node<G>,
     params: Params,
     repetitions: Option<Repetitions>,
     tt: &'a Table,
@@ -109,15 +112,15 @@ pub fn tbhits(tables: &Option<Arc<Tables>>) -> u64 {
     tables.as_ref().map_or(0, |t| t.hits())
 }
 
-impl<'a> Search<'a> {
+impl<'a, G: Expand> Search<'a, G> {
     /// Prepares a search of `root`. `events` receives every proven mate and disproof.
     pub fn new(
-        root: &Chess,
+        root: &G,
         mut params: Params,
         tt: &'a Table,
         monitor: &'a mut Monitor,
         events: &'a mut dyn FnMut(Event),
-    ) -> Search<'a> {
+    ) -> Search<'a, G> {
         if params.root_moves.as_ref().is_some_and(|m| m.is_empty()) {
             params.root_moves = None;
         }
@@ -149,6 +152,7 @@ impl<'a> Search<'a> {
         let mut solver = Solver::new(self.tt, self.monitor, &self.root.pos, question);
         let v = solver.solve(&self.root, ask.bound, call);
         let seldepth = solver.seldepth;
+        drop(solver);
         self.monitor.follow(None);
         self.seldepth = self.seldepth.max(seldepth as u32);
         self.monitor.control().publish_depth(shown, self.seldepth);
@@ -182,7 +186,7 @@ impl<'a> Search<'a> {
         if recorded.tightening {
             let at_most = usize::from(lock(schedule).sides[ask.side].at_most.get());
             if !lock(schedule).sides[ask.side].is_exact(at_most) {
-                let mate = MateLen::from_plies(at_most);
+                let mate = lock(schedule).sides[ask.side].mate_len(at_most);
                 (self.events)(Event::Status(format!("mate {mate} found, proving it shortest")));
             }
         }
@@ -213,11 +217,12 @@ impl<'a> Search<'a> {
             RootMoves::Restricted,
             &mut line,
         );
+        drop(solver);
         if built == Err(Gap::Limit) {
             side.line_budget = side.line_budget.saturating_mul(2);
         }
         built?;
-        let mate = MateLen::from_plies(line.len());
+        let mate = side.mate_len(line.len());
         if let Err(e) = verify_line(&self.root.pos, &line, mate, &self.params.history) {
             // Cannot happen for a sound proof; if it does, nothing of it is shown.
             debug_assert!(false, "line failed replay: {e}");
@@ -238,17 +243,20 @@ impl<'a> Search<'a> {
     /// Runs the search to a verdict or a limit.
     pub fn run(&mut self) -> Outcome {
         let stm = self.root.pos.turn();
-        if self.root.pos.legal_moves().is_empty() {
-            return if self.root.pos.is_check() {
-                Outcome::Mated { moves: 0, exact: true, pv: Vec::new() }
-            } else {
-                Outcome::NoMate { moves: self.params.mate.unwrap_or(MateBound::LONGEST).moves() }
-            };
+        let mut moves = MoveList::new();
+        self.root.pos.moves_into(&mut moves);
+        // A game over at the root: lost (checkmated), won (a variant's win on the loser's
+        // move) or drawn.
+        match self.root.pos.standing(&moves, !stm) {
+            Standing::Won => return Outcome::Mated { moves: 0, exact: true, pv: Vec::new() },
+            Standing::Over if moves.is_empty() || self.root.pos.is_won_by(stm) => {
+                return Outcome::NoMate { moves: self.params.mate.unwrap_or(MateBound::LONGEST).moves() };
+            }
+            _ => {}
         }
         let tables = self.params.tables.as_deref();
-        let won = [stm, !stm].map(|attacker| knowledge::tables_win(&self.root, attacker, tables));
-        let schedule =
-            Mutex::new(Schedule::new(self.root.pos.board(), self.root.clock(), stm, self.params.mate).with_won(won));
+        let won = [stm, !stm].map(|attacker| G::tables_win(&self.root, attacker, tables));
+        let schedule = Mutex::new(Schedule::new(&self.root.pos, self.params.mate).with_won(won));
         if self.repetitions.as_ref().is_some_and(Repetitions::root_is_drawn) {
             // Fivefold repetition: the game is over, drawn.
             return Outcome::NoMate { moves: lock(&schedule).cap };
@@ -355,17 +363,17 @@ impl<'a> Search<'a> {
             End::Mate(index) => match side.line.clone() {
                 Some(pv) if !side.needs_line() => {
                     let exact = side.is_exact(pv.len());
-                    Outcome::from_mate(MateLen::from_plies(pv.len()), exact, pv)
+                    Outcome::from_mate(side.mate_len(pv.len()), exact, pv)
                 }
                 line => {
                     // The shortest proof has no line yet: report it without one, and a longer
                     // line when there is one.
                     let first = self.first_move(&side, index);
                     let stats = self.stats(side.at_most);
-                    let mate = MateLen::from_plies(usize::from(side.at_most.get()));
+                    let mate = side.mate_len(usize::from(side.at_most.get()));
                     (self.events)(Event::MateUnshown { mate, first, stats });
                     match line {
-                        Some(pv) => Outcome::from_mate(MateLen::from_plies(pv.len()), false, pv),
+                        Some(pv) => Outcome::from_mate(side.mate_len(pv.len()), false, pv),
                         None => Outcome::Unknown,
                     }
                 }
@@ -396,7 +404,7 @@ impl<'a> Search<'a> {
 }
 
 /// What every call of a search of `root` asks besides its bound.
-fn ground<'q>(root: &Node, params: &'q Params, repetitions: &'q Option<Repetitions>) -> Ground<'q> {
+fn ground<'q, G: Game>(root: &Node<G>, params: &'q Params, repetitions: &'q Option<Repetitions>) -> Ground<'q> {
     let stm = root.pos.turn();
     Ground {
         attackers: [stm, !stm],
@@ -417,8 +425,8 @@ pub struct SolveLimits {
 
 /// Solves `root` in the calling thread: a convenience for the CLI, the suite runner and
 /// tests. Returns the outcome and the final statistics.
-pub fn solve(
-    root: &Chess,
+pub fn solve<G: Expand>(
+    root: &G,
     params: Params,
     limits: SolveLimits,
     tt: &Table,
@@ -437,13 +445,14 @@ pub fn solve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::mate_len::MateRange;
+    use crate::chess::mate_len::{MateLen, MateRange};
     use crate::chess::movecode::MoveCode;
     use crate::chess::position::parse_fen;
     use crate::chess::position::uci;
     use crate::dfpn::monitor::Control;
     use crate::tt;
     use shakmaty::Color;
+    use shakmaty::Position;
 
     #[test]
     fn a_mate_proven_as_a_limit_strikes_comes_with_its_line() {
@@ -487,7 +496,7 @@ mod tests {
         let outcome = search.run();
         let Outcome::Mate { moves: 8, pv, .. } = outcome else { panic!("{outcome:?}") };
         assert_eq!(uci(pv[0]), "g1a7");
-        let mut side = Side::new(Color::Black, true);
+        let mut side = Side::new(Color::Black, true, false, crate::knowledge::CHESS_REACH);
         side.at_most = Plies::new(15);
         let root = Node::new(pos.clone());
         let keys = crate::dfpn::query::Keys::new(Color::Black, 0);

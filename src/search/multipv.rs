@@ -11,10 +11,10 @@
 
 use std::sync::Arc;
 
-use shakmaty::{Chess, Move, Position};
+use shakmaty::Move;
 
+use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::{Control, Monitor};
-use crate::knowledge::evaluate;
 use crate::search::{Outcome, Params, Search, Stats, tbhits};
 use crate::tt::Table;
 
@@ -67,8 +67,8 @@ pub struct Round<'r> {
 /// until every result is settled, the control says stop or passes its deadline, or
 /// `node_limit` nodes are spent. `on_round` sees the results, best first, after every
 /// round. Returns them best first.
-pub fn rank_moves(
-    root: &Chess,
+pub fn rank_moves<G: Expand>(
+    root: &G,
     params: &Params,
     moves: &[Move],
     tt: &Table,
@@ -133,10 +133,10 @@ fn better(new: &Outcome, old: &Outcome) -> bool {
 
 /// The static evaluation of the position after `mv` (side to move's view): a fixed
 /// order for the moves without a proven result, the same on every machine.
-fn quick_eval(root: &Chess, mv: Move) -> i32 {
+fn quick_eval<G: Expand>(root: &G, mv: Move) -> i32 {
     let mut after = root.clone();
     after.play_unchecked(mv);
-    -evaluate(&after)
+    -after.evaluate()
 }
 
 #[cfg(test)]
@@ -144,6 +144,7 @@ mod tests {
     use super::*;
     use crate::chess::mate_len::MateBound;
     use crate::chess::position::{parse_fen, uci};
+    use shakmaty::Position;
 
     fn results(fen: &str, mate: u32) -> Vec<MoveResult> {
         let pos = parse_fen(fen).unwrap();

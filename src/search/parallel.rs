@@ -40,6 +40,7 @@ use shakmaty::{Color, Move};
 
 use crate::chess::node::Node;
 use crate::chess::rules::Repetitions;
+use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::{Control, Monitor, Team};
 use crate::dfpn::value::Verdict;
 use crate::dfpn::{Call, Question, RootMoves, Solver};
@@ -110,7 +111,14 @@ impl Crew {
     /// A helper's life: takes the schedule's next call, searches it from `root` with
     /// `ground`'s question, hands the verdict to the driver; until the schedule or the
     /// search ends.
-    pub fn work(&self, tt: &Table, root: &Node, ground: Ground<'_>, schedule: &Mutex<Schedule>, control: Arc<Control>) {
+    pub fn work<G: Expand>(
+        &self,
+        tt: &Table,
+        root: &Node<G>,
+        ground: Ground<'_>,
+        schedule: &Mutex<Schedule>,
+        control: Arc<Control>,
+    ) {
         let mut monitor = Monitor::helper(control, Arc::clone(&self.team));
         while !self.over.load(Ordering::Relaxed) {
             let (Step::Ask(ask), epoch) = self.next(schedule, monitor.hard_stopped()) else { break };
@@ -120,6 +128,7 @@ impl Crew {
                 Call { budget: Some(ask.budget), root: RootMoves::Restricted, game_root: true, cycles: ask.cycles };
             let verdict = solver.solve(root, ask.bound, call);
             let seldepth = solver.seldepth;
+            drop(solver);
             monitor.publish();
             lock(&self.inbox).push((ask, verdict, seldepth));
             // The driver learns of a proof at once: every call in flight is recalled (the

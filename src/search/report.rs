@@ -2,9 +2,10 @@
 
 use std::time::Duration;
 
-use shakmaty::{Chess, Move};
+use shakmaty::Move;
 
 use crate::chess::mate_len::MateLen;
+use crate::dfpn::expand::Expand;
 use crate::error::CertError;
 use crate::knowledge::tablebase::Tables;
 use crate::proof::Claim;
@@ -131,19 +132,20 @@ impl Outcome {
         }
     }
 
-    /// The certificate of this outcome, a result of searching `root` without game history
-    /// or root-move restrictions whose entries are in `tt`, with `tables` when the search
-    /// had them (see [`certify`]).
-    pub fn certify(
+    /// The certificate of this outcome, a result of searching `root` (in any game)
+    /// without game history or root-move restrictions whose entries are in `tt`, with
+    /// `tables` when the search had them (see [`certify`]).
+    pub fn certify<G: Expand>(
         &self,
-        root: &Chess,
+        root: &G,
         tt: &Table,
         limits: CertLimits,
         tables: Option<&Tables>,
     ) -> Result<Certified, CertError> {
         let (claim, exact) = self.claim().ok_or(CertError::NothingProven)?;
-        certify(root, claim, exact, tt, limits, tables)
+        certify(root, (claim, exact, self.pv().len() as u32), tt, limits, tables)
     }
+
     /// The outcome of a proven `mate` with its line.
     pub fn from_mate(mate: MateLen, exact: bool, pv: Vec<Move>) -> Outcome {
         if mate.side_to_move_mates() {

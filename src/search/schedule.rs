@@ -17,20 +17,12 @@ use std::collections::VecDeque;
 
 use shakmaty::{Board, Color, Move};
 
-use crate::chess::mate_len::{MAX_MATE_MOVES, MateBound, Plies};
+use crate::chess::mate_len::{MAX_MATE_MOVES, MateBound, MateLen, Plies};
 use crate::chess::rules::CLAIM_CLOCK;
 use crate::dfpn::Cycles;
+use crate::dfpn::expand::Expand;
 use crate::dfpn::value::Verdict;
-use crate::knowledge::{self, Ending, FarBounds};
-
-/// Mate bounds (moves) the driver climbs: the smallest one not yet disproven is the
-/// "near" bound; "far" bounds a few rungs higher run beside it so that a long, forcing
-/// mate is not held up by hard disproofs of short bounds.
-const LADDER: [u32; 18] = [3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 90, 128, 181, 256, 362, 512, 724, 1000];
-
-/// The rungs above the near bound that are asked as far bounds (docs/design.md, "Far
-/// bounds").
-const FAR_RUNGS: std::ops::RangeInclusive<usize> = 2..=5;
+use crate::knowledge::{self, Ending, FarBounds, Reach};
 
 /// The long bound of the analysis of an endgame of few men (moves), where the ending's
 /// longest mate is not known: each round asks it after the ladder's bounds, cycles cut,
@@ -60,10 +52,16 @@ pub(super) struct Side {
     pub(super) line_budget: u64,
     /// Whether the tablebases say the attacker wins.
     tables_win: bool,
+    /// Whether the game's win can fall on the loser's move ([`Game::wins_on_either_move`]):
+    /// then a win of M moves has one ply more, and the next shorter win one ply less.
+    either: bool,
+    /// How far the bounds reach in the game: the near bound's ladder (moves) and the far
+    /// bounds' rungs ([`Expand::REACH`]).
+    reach: Reach,
 }
 
 impl Side {
-    pub(super) fn new(attacker: Color, root_or: bool) -> Side {
+    pub(super) fn new(attacker: Color, root_or: bool, either: bool, reach: Reach) -> Side {
         Side {
             attacker,
             root_or,
@@ -72,12 +70,28 @@ impl Side {
             line: None,
             line_budget: super::LINE_BUDGET,
             tables_win: false,
+            either,
+            reach,
         }
     }
 
-    /// The bound in plies of a mate in `moves` for this side's attacker.
+    /// The bound in plies of a mate in `moves` for this side's attacker: a line of
+    /// `moves` moves, `2 * moves - 1` plies where the side to move mates and `2 * moves`
+    /// where it is mated; `2 * moves` for both where the game's win may fall on the
+    /// loser's move.
     pub(super) fn plies_for(&self, moves: u32) -> Plies {
-        if self.root_or { Plies::mate_in(moves) } else { Plies::mated_in(moves) }
+        if self.root_or && !self.either { Plies::mate_in(moves) } else { Plies::mated_in(moves) }
+    }
+
+    /// The next shorter win of this side's than one of `plies`: two plies less where the
+    /// winner always moves last, one where the loser's move may end the game.
+    pub(super) fn shorter(&self, plies: Plies) -> Plies {
+        if self.either { plies.pred() } else { plies.shorter() }
+    }
+
+    /// The win in moves, from the root's side to move's view, of a line of `plies`.
+    pub(super) fn mate_len(&self, plies: usize) -> MateLen {
+        MateLen::of_line(self.root_or, plies)
     }
 
     /// Whether a mate is proven (with or without a line).
@@ -94,20 +108,22 @@ impl Side {
         self.found() && self.line.as_ref().is_none_or(|l| l.len() > usize::from(self.at_most.get()))
     }
 
-    /// Index of the near bound on [`LADDER`]: the smallest rung not yet disproven.
+    /// Index of the near bound on the ladder: the smallest rung not yet disproven.
     fn rung(&self) -> usize {
-        (0..LADDER.len() - 1).find(|&r| self.at_least <= self.plies_for(LADDER[r])).unwrap_or(LADDER.len() - 1)
+        let ladder = self.reach.ladder;
+        (0..ladder.len() - 1).find(|&r| self.at_least <= self.plies_for(ladder[r])).unwrap_or(ladder.len() - 1)
     }
 
     /// The near bound (moves) under the cap.
     pub(super) fn near(&self, cap: u32) -> u32 {
-        LADDER[self.rung()].min(cap)
+        self.reach.ladder[self.rung()].min(cap)
     }
 
     /// The far bounds (moves) under the cap, ascending.
     fn far(&self, cap: u32) -> impl Iterator<Item = u32> + use<> {
         let rung = self.rung();
-        FAR_RUNGS.map(move |k| LADDER[(rung + k).min(LADDER.len() - 1)].min(cap))
+        let Reach { ladder, far: (first, last), .. } = self.reach;
+        (first..=last).map(move |k| ladder[(rung + k).min(ladder.len() - 1)].min(cap))
     }
 
     /// The most moves within which this side's mate is disproven.
@@ -133,11 +149,13 @@ impl Side {
         format!("{done}; proving mate within {near} for {who_mates}")
     }
 
-    /// Whether a mate of `plies` is proven shortest: the next shorter length (plies - 2)
-    /// is disproven, or there is none (a mate in one; mated in one, as a root already
-    /// checkmated never reaches the search).
+    /// Whether a mate of `plies` is proven shortest: the next shorter length (plies - 2,
+    /// or plies - 1 where the loser's move may end the game) is disproven, or there is
+    /// none (a mate in one; mated in one, as a root already over never reaches the
+    /// search).
     pub(super) fn is_exact(&self, plies: usize) -> bool {
-        plies <= 2 || usize::from(self.at_least.get()) > plies - 2
+        let step = if self.either { 1 } else { 2 };
+        plies <= step || usize::from(self.at_least.get()) > plies - step
     }
 }
 
@@ -224,23 +242,24 @@ pub(super) struct Schedule {
     phase: Phase,
     /// The bound of every question (moves): the user's, else the longest.
     pub cap: u32,
-    /// The root's board and halfmove clock.
-    board: Board,
+    /// The root's board, where the game's endings are known ([`knowledge::ending`]), and
+    /// its halfmove clock.
+    board: Option<Board>,
     clock: u32,
     /// Whether the user set the bound.
     user_bound: bool,
 }
 
 impl Schedule {
-    /// The schedule of a search of a root with `board` and halfmove `clock`, `stm` to
-    /// move, under the user's bound `mate` (moves), if any.
-    pub fn new(board: &Board, clock: u32, stm: Color, mate: Option<MateBound>) -> Schedule {
+    /// The schedule of a search of `root`, under the user's bound `mate` (moves), if any.
+    pub fn new<G: Expand>(root: &G, mate: Option<MateBound>) -> Schedule {
+        let (stm, either) = (root.turn(), root.wins_on_either_move());
         Schedule {
-            sides: [Side::new(stm, true), Side::new(!stm, false)],
+            sides: [Side::new(stm, true, either, root.reach()), Side::new(!stm, false, either, root.reach())],
             phase: Phase::Short { moves: 1, side: 0 },
             cap: mate.map_or(MAX_MATE_MOVES, MateBound::moves),
-            board: board.clone(),
-            clock,
+            board: G::ENDINGS.then(|| root.board().clone()),
+            clock: root.halfmoves(),
             user_bound: mate.is_some(),
         }
     }
@@ -423,7 +442,8 @@ impl Schedule {
         let ceiling = far_ceiling(long);
         let mut calls = VecDeque::new();
         let mut last = near;
-        for moves in side.far(self.cap).chain([self.cap]) {
+        let cap = (side.reach.cap || self.user_bound).then_some(self.cap);
+        for moves in side.far(self.cap).chain(cap) {
             if moves > last && moves <= ceiling && long.is_none_or(|c| c.moves != moves) {
                 calls.push_back((moves, 1));
             }
@@ -442,7 +462,7 @@ impl Schedule {
         if self.user_bound {
             return None;
         }
-        let ending = knowledge::ending(&self.board, side.attacker)?;
+        let ending = knowledge::ending(self.board.as_ref()?, side.attacker)?;
         // A won ending's proof follows the tables' line, which may be longer than the
         // shortest mate: the bound leaves it room.
         let longest = if side.tables_win { LONG_MOVES } else { ending.longest_mate.unwrap_or(LONG_MOVES) };
@@ -484,10 +504,12 @@ fn far_ceiling(long: Option<LongCall>) -> u32 {
 /// The cut questions only when they ask more than the near bound (the halfway bound is
 /// below `P - 2` whenever it is above the near bound).
 fn tightening_questions(side: &Side, cap: u32) -> Vec<(Plies, Cycles)> {
-    let shorter = side.at_most.shorter();
+    let shorter = side.shorter(side.at_most);
     let near = side.plies_for(side.near(cap)).min(shorter);
-    // Bounds keep their parity (a bound of the other parity asks the same question).
-    let mid = Plies::new(near.get() + (shorter.get() - near.get()) / 4 * 2);
+    // In chess bounds keep their parity (a bound of the other parity asks the same
+    // question).
+    let half = shorter.get() - near.get();
+    let mid = Plies::new(near.get() + if side.either { half / 2 } else { half / 4 * 2 });
     [(shorter, Cycles::Cut), (mid, Cycles::Cut), (near, Cycles::Search)]
         .into_iter()
         .filter(|&(bound, cycles)| cycles == Cycles::Search || bound > near)
@@ -502,12 +524,11 @@ mod tests {
 
     /// The longest K+Q v K+R mate, as the knowledge module knows it.
     const KQKR_LONGEST_MATE: u32 = 35;
-    use shakmaty::Position;
 
     /// The schedule of a search of `fen` (bound `mate`, if any).
     fn schedule(fen: &str, mate: Option<u32>) -> Schedule {
         let pos = parse_fen(fen).unwrap();
-        Schedule::new(pos.board(), pos.halfmoves(), pos.turn(), mate.and_then(|m| MateBound::new(m.into())))
+        Schedule::new(&pos, mate.and_then(|m| MateBound::new(m.into())))
     }
 
     fn ask(step: Step) -> Ask {

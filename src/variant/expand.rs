@@ -19,15 +19,26 @@ use crate::dfpn::expand::{Expand, Expander};
 use crate::dfpn::pndn::PnDn;
 use crate::dfpn::tree::RootMoves;
 use crate::dfpn::value::Value;
+use crate::knowledge::Reach;
 use crate::knowledge::tablebase::Tables;
 use crate::knowledge::variants::VariantGuide;
 use crate::variant::game::end_without_moves;
 
 impl Expand for VariantPosition {
     type Knowledge<'t> = VariantGuide;
+    const ENDINGS: bool = false;
+    const DEFENDER_LEAF: u32 = 0;
 
-    fn knowledge<'t>(root: &VariantPosition, attacker: Color, _tables: Option<&'t Tables>) -> VariantGuide {
+    fn knowledge(root: &VariantPosition, attacker: Color, _tables: Option<&Tables>) -> VariantGuide {
         VariantGuide::new(root.variant(), attacker)
+    }
+
+    fn reach(&self) -> Reach {
+        crate::knowledge::variants::reach(self.variant())
+    }
+
+    fn evaluate(&self) -> i32 {
+        crate::variant::fallback::evaluate(self)
     }
 
     fn or(

@@ -36,11 +36,15 @@ pub struct VariantChoice {
 /// when `control` says stop; None only when there is no legal move.
 pub fn choose_variant_move(
     pos: &VariantPosition,
+    allowed: &[Move],
     time: Duration,
     max_depth: Option<u32>,
     control: Option<&Control>,
 ) -> Option<VariantChoice> {
-    let moves = pos.legal_moves();
+    let mut moves = pos.legal_moves();
+    if !allowed.is_empty() {
+        moves.retain(|m| allowed.contains(m));
+    }
     let first = *moves.first()?;
     let mut searcher =
         Searcher { variant: pos.variant(), deadline: Instant::now() + time, control, nodes: 0, out_of_time: false };
@@ -249,7 +253,7 @@ mod tests {
     fn every_variant_gets_a_legal_move_from_its_start() {
         for variant in VARIANT_NAMES.map(|name| variant_named(name).unwrap()) {
             let pos = VariantPosition::new(variant);
-            let c = choose_variant_move(&pos, Duration::from_millis(200), Some(3), None).unwrap();
+            let c = choose_variant_move(&pos, &[], Duration::from_millis(200), Some(3), None).unwrap();
             assert!(pos.is_legal(c.best), "{variant:?}");
         }
     }
@@ -257,11 +261,11 @@ mod tests {
     #[test]
     fn the_fallback_takes_a_win_in_one_and_gives_men_away_in_antichess() {
         let koth = parse_variant_fen(Variant::KingOfTheHill, "7k/8/8/8/8/2K5/8/8 w - - 0 1").unwrap();
-        let c = choose_variant_move(&koth, Duration::from_secs(5), Some(2), None).unwrap();
+        let c = choose_variant_move(&koth, &[], Duration::from_secs(5), Some(2), None).unwrap();
         assert_eq!(c.best.to(), shakmaty::Square::D4);
         // Antichess: White's rook can be taken on a1 or c1 only.
         let anti = parse_variant_fen(Variant::Antichess, "8/8/8/8/8/8/1p6/7R w - - 0 1").unwrap();
-        let c = choose_variant_move(&anti, Duration::from_secs(5), Some(3), None).unwrap();
+        let c = choose_variant_move(&anti, &[], Duration::from_secs(5), Some(3), None).unwrap();
         assert!([shakmaty::Square::A1, shakmaty::Square::C1].contains(&c.best.to()), "{c:?}");
     }
 }

@@ -86,6 +86,10 @@ fn variant_salt(variant: Variant) -> u64 {
 }
 
 impl Game for VariantPosition {
+    fn game_variant(&self) -> Variant {
+        self.variant()
+    }
+
     fn salt(&self) -> u64 {
         variant_salt(self.variant())
     }

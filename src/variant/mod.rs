@@ -3,17 +3,14 @@
 //!
 //! A variant's win takes the place of mate: the opponent's king exploded, a king on the
 //! hill or the eighth rank, the third check, every man given away, a stalemate where the
-//! variant scores it. [`game`] reads positions and says how a game stands, [`solver`] is
-//! df-pn over variant positions on the core's table and values, [`search`] asks it the
-//! questions and builds the lines, [`fallback`] plays a legal, sensible move when
-//! nothing is proven. Chess itself keeps its own, faster path (`crate::search`).
+//! variant scores it. A variant is rules and knowledge, never a second search: [`game`]
+//! reads positions and implements the rules' trait ([`crate::chess::game::Game`]),
+//! `expand` the core's expansion ([`crate::dfpn::expand::Expand`]) with the variant's
+//! first numbers (`knowledge::variants`), and the one prover does the rest. [`fallback`]
+//! plays a legal, sensible move when nothing is proven.
 
-pub mod certify;
 pub(crate) mod expand;
 pub(crate) mod fallback;
 pub mod game;
-pub mod search;
-pub mod suite;
 
 pub use game::{VARIANT_NAMES, parse_variant_fen, play_variant_moves, variant_named};
-pub use search::{VariantParams, VariantSearch, solve_variant, verify_variant_line};
