@@ -336,6 +336,25 @@ fn after_a_long_ponder_the_move_gets_its_whole_time_from_ponderhit() {
 }
 
 #[test]
+fn a_result_proven_while_pondering_is_scored_again_after_ponderhit() {
+    // The mate in 2 is proven long before ponderhit; python-chess drops what came while
+    // pondering, so the score line must come again between ponderhit and bestmove.
+    let mut s = Session::start();
+    s.send(&format!("position fen {MATE2}"));
+    s.send("go ponder wtime 20000 btime 20000");
+    let pondered = s.until(LONG, |l| l.contains(" score mate 2 "));
+    let scored = pondered.last().unwrap().clone();
+    std::thread::sleep(Duration::from_millis(300));
+    let before = s.sync();
+    assert!(before.iter().all(|l| !l.starts_with("bestmove")), "pondering must wait: {before:#?}");
+    s.send("ponderhit");
+    let lines = s.until_bestmove(LONG);
+    let again = lines.iter().rev().skip(1).find(|l| l.contains(" score ")).unwrap_or_else(|| panic!("{lines:#?}"));
+    assert!(again.contains(" score mate 2 pv "), "{lines:#?}");
+    assert_eq!(pv_of(again), pv_of(&scored), "the same line: {lines:#?}");
+}
+
+#[test]
 fn ponder_then_ponderhit_plays_on_the_clock() {
     let mut s = Session::start();
     s.send("position startpos moves e2e4");
