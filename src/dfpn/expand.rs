@@ -85,22 +85,13 @@ pub trait Expand: Game {
         false
     }
 
-    /// Expands an OR node (attacker to move, `r` plies left, `ply` plies below the search
-    /// root) into `children`.
-    fn or(
+    /// Expands a node (`or`: the attacker's to move, else the defender's; `r` plies left,
+    /// `ply` plies below the search root) into `children`, or decides it.
+    fn expand(
         e: &mut Expander<'_, '_, Self>,
         node: &Node<Self>,
         r: Plies,
-        ply: usize,
-        root: RootMoves,
-        children: &mut Vec<Child>,
-    ) -> Expansion;
-
-    /// Expands an AND node (defender to move) into `children`.
-    fn and(
-        e: &mut Expander<'_, '_, Self>,
-        node: &Node<Self>,
-        r: Plies,
+        or: bool,
         ply: usize,
         root: RootMoves,
         children: &mut Vec<Child>,
@@ -134,27 +125,16 @@ impl Expand for Chess {
     }
 
     #[inline(always)]
-    fn or(
+    fn expand(
         e: &mut Expander<'_, '_, Chess>,
         node: &Node,
         r: Plies,
+        or: bool,
         ply: usize,
         root: RootMoves,
         children: &mut Vec<Child>,
     ) -> Expansion {
-        e.or(node, r, ply, root, children)
-    }
-
-    #[inline(always)]
-    fn and(
-        e: &mut Expander<'_, '_, Chess>,
-        node: &Node,
-        r: Plies,
-        ply: usize,
-        root: RootMoves,
-        children: &mut Vec<Child>,
-    ) -> Expansion {
-        e.and(node, r, ply, root, children)
+        if or { e.or(node, r, ply, root, children) } else { e.and(node, r, ply, root, children) }
     }
 }
 

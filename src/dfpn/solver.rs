@@ -265,11 +265,7 @@ impl<'a, G: Expand> Solver<'a, G> {
             knowledge: &self.knowledge,
             set_aside: &mut self.set_aside,
         };
-        let expansion = if or {
-            G::or(&mut expander, node, r, ply, root, &mut children)
-        } else {
-            G::and(&mut expander, node, r, ply, root, &mut children)
-        };
+        let expansion = G::expand(&mut expander, node, r, or, ply, root, &mut children);
         let (value, best) = match expansion {
             Expansion::Decided(value, best) => (value, best),
             Expansion::Open => {

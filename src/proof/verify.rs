@@ -101,7 +101,7 @@ mod tests {
         fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
     }
 
-    fn moves(p: &Chess, uci: &str) -> Vec<Move> {
+    fn moves<P: Position + Clone>(p: &P, uci: &str) -> Vec<Move> {
         let mut p = p.clone();
         uci.split_whitespace()
             .map(|u| {
@@ -132,25 +132,15 @@ mod tests {
             let setup = fen.parse::<Fen>().unwrap().into_setup();
             VariantPosition::from_setup(Variant::Antichess, setup, CastlingMode::Standard).unwrap()
         };
-        let line = |p: &VariantPosition, uci: &str| -> Vec<Move> {
-            let mut p = p.clone();
-            uci.split_whitespace()
-                .map(|u| {
-                    let m = u.parse::<UciMove>().unwrap().to_move(&p).unwrap();
-                    p.play_unchecked(m);
-                    m
-                })
-                .collect()
-        };
         // White gives its last man away and Black must take it: a win in 1, two plies.
         let p = anti("8/8/8/8/8/8/1p6/2R5 w - - 0 1");
-        let give = line(&p, "c1a1 b2a1q");
+        let give = moves(&p, "c1a1 b2a1q");
         assert_eq!(verify_line(&p, &give, MateLen::mate_in(1), &[]), Ok(()));
         assert_eq!(verify_line(&p, &give, MateLen::mated_in(1), &[]), Err(LineError::NotMate));
         assert_eq!(verify_line(&p, &give[..1], MateLen::mate_in(1), &[]), Err(LineError::NotMate));
         // Black to move must take the rook at once and loses: a loss in 1, one ply.
         let b = anti("8/8/8/8/8/8/1p6/2R5 b - - 0 1");
-        let lost = line(&b, "b2c1q");
+        let lost = moves(&b, "b2c1q");
         assert_eq!(verify_line(&b, &lost, MateLen::mated_in(1), &[]), Ok(()));
         assert_eq!(verify_line(&b, &lost, MateLen::mate_in(1), &[]), Err(LineError::NotMate));
         // The game is over once White has no man left: no move is played after that.

@@ -41,143 +41,122 @@ impl Expand for VariantPosition {
         crate::variant::fallback::evaluate(self)
     }
 
-    fn or(
+    /// A node's children with their first values, or its value when it is decided
+    /// without a search: over, won, out of plies, drawn by a claim, or settled by a child.
+    fn expand(
         e: &mut Expander<'_, '_, Self>,
         node: &Node<Self>,
         r: Plies,
+        or: bool,
         ply: usize,
         root: RootMoves,
         children: &mut Vec<Child>,
     ) -> Expansion {
-        expand(e, node, r, true, ply, root, children)
-    }
-
-    fn and(
-        e: &mut Expander<'_, '_, Self>,
-        node: &Node<Self>,
-        r: Plies,
-        ply: usize,
-        root: RootMoves,
-        children: &mut Vec<Child>,
-    ) -> Expansion {
-        expand(e, node, r, false, ply, root, children)
-    }
-}
-
-/// A node's children with their first values, or its value when it is decided without a
-/// search: over, won, out of plies, drawn by a claim, or settled by a child.
-fn expand(
-    e: &mut Expander<'_, '_, VariantPosition>,
-    node: &Node<VariantPosition>,
-    r: Plies,
-    or: bool,
-    ply: usize,
-    root: RootMoves,
-    children: &mut Vec<Child>,
-) -> Expansion {
-    let decided = |v| Expansion::Decided(v, MoveCode::NONE);
-    let attacker = e.tree.attacker;
-    let moves = node.pos.legal_moves();
-    match node.pos.rule_end(&moves, attacker) {
-        Standing::Won => return decided(Value::proven(Plies::ZERO)),
-        Standing::Over => return decided(Value::disproven(Plies::INFINITE)),
-        Standing::Open => {}
-    }
-    // The defender claims a repetition on its own turn.
-    if !or
-        && e.tree.repetitions.is_some_and(|reps| {
-            reps.claims_here(node.hash, ply == 0 && e.tree.at_game_root)
-                || moves.iter().any(|&m| reps.claims_by_moving_to(node.child_hash(m)))
-        })
-    {
-        return decided(Value::disproven(Plies::INFINITE));
-    }
-    if r == Plies::ZERO {
-        return decided(Value::disproven(Plies::new(1)));
-    }
-    let least = Plies::new(node.pos.least_plies_to_win(attacker));
-    if r < least {
-        return decided(Value::disproven(least));
-    }
-    let mut restricted = MoveList::new();
-    let moves: &[Move] = if root == RootMoves::Restricted {
-        e.tree.node_moves(node, root, &mut restricted);
-        &restricted
-    } else {
-        &moves
-    };
-    let within = r.pred();
-    let (tt, keys) = (e.tree.tt, e.tree.keys);
-    children.reserve(moves.len());
-    // Every child is probed below: its bucket is asked for first, from the hash the move
-    // gives without playing it, so that the misses overlap the children's work.
-    for &m in moves {
-        if let Some(h) = node.pos.hash_after(node.hash, m) {
-            tt.prefetch(keys.key(h, clock_after(node.clock(), m), within));
+        let decided = |v| Expansion::Decided(v, MoveCode::NONE);
+        let attacker = e.tree.attacker;
+        let moves = node.pos.legal_moves();
+        match node.pos.rule_end(&moves, attacker) {
+            Standing::Won => return decided(Value::proven(Plies::ZERO)),
+            Standing::Over => return decided(Value::disproven(Plies::INFINITE)),
+            Standing::Open => {}
         }
-    }
-    let guide = *e.knowledge;
-    let antichess = matches!(node.pos, VariantPosition::Antichess(_));
-    for &m in moves {
-        let child = node.play(m);
-        e.monitor.count(1);
-        // A child's moves are generated where they are needed now: a check's evasions
-        // (and its mate), an attacker's mobility after a reply, antichess's ends and
-        // replies. Elsewhere the variant's own end is read alone; a stalemate then shows
-        // when the child is expanded.
-        let needs_moves = !or || antichess || child.pos.is_check();
-        let mut wins_next = false;
-        let (end, replies) = if needs_moves {
-            let replies = child.pos.legal_moves();
-            let end = child.pos.standing(&replies, attacker);
-            wins_next = !or && within > Plies::ZERO && end == Standing::Open && wins_at_once(&guide, &child, &replies);
-            (end, replies.len())
+        // The defender claims a repetition on its own turn.
+        if !or
+            && e.tree.repetitions.is_some_and(|reps| {
+                reps.claims_here(node.hash, ply == 0 && e.tree.at_game_root)
+                    || moves.iter().any(|&m| reps.claims_by_moving_to(node.child_hash(m)))
+            })
+        {
+            return decided(Value::disproven(Plies::INFINITE));
+        }
+        if r == Plies::ZERO {
+            return decided(Value::disproven(Plies::new(1)));
+        }
+        let least = Plies::new(node.pos.least_plies_to_win(attacker));
+        if r < least {
+            return decided(Value::disproven(least));
+        }
+        let mut restricted = MoveList::new();
+        let moves: &[Move] = if root == RootMoves::Restricted {
+            e.tree.node_moves(node, root, &mut restricted);
+            &restricted
         } else {
-            (end_without_moves(&child.pos, attacker), 0)
+            &moves
         };
-        let (class, pn) = if or {
-            guide.attacker_move(&node.pos, m, &child.pos, replies)
-        } else {
-            (MoveClass::Check, guide.defender_move(m))
-        };
-        let child_least = Plies::new(child.pos.least_plies_to_win(attacker));
-        let key = keys.of(&child, within);
-        let value = match end {
-            Standing::Won => Value::proven(Plies::ZERO),
-            Standing::Open if wins_next => Value::proven(Plies::new(1)),
-            Standing::Over => Value::disproven(Plies::INFINITE),
-            // Too far from the goal for the plies left: no need to ask the table.
-            Standing::Open if within < child_least => Value::disproven(child_least),
-            Standing::Open => e.tree.known(key, within).unwrap_or_else(|| {
-                // An attacker's node is disproven only when every move fails: its first
-                // disproof number is its number of moves (mobility).
-                let dn = if or { 1 } else { replies.max(1) as u32 };
-                Value::open(PnDn(pn), PnDn(dn))
-            }),
-        };
-        // A win at once decides an attacker's node, a refutation a defender's.
-        if or && value.is_proven() && value.mate.at_most == Plies::ZERO {
-            return Expansion::Decided(Value::proven(Plies::new(1)), MoveCode::of(m));
+        let within = r.pred();
+        let (tt, keys) = (e.tree.tt, e.tree.keys);
+        children.reserve(moves.len());
+        // Every child is probed below: its bucket is asked for first, from the hash the move
+        // gives without playing it, so that the misses overlap the children's work.
+        for &m in moves {
+            if let Some(h) = node.pos.hash_after(node.hash, m) {
+                tt.prefetch(keys.key(h, clock_after(node.clock(), m), within));
+            }
         }
-        if !or && value.is_disproven() && !value.path_dependent {
-            return Expansion::Decided(Value::disproven(value.mate.at_least.succ()), MoveCode::of(m));
+        let guide = *e.knowledge;
+        let antichess = matches!(node.pos, VariantPosition::Antichess(_));
+        for &m in moves {
+            let child = node.play(m);
+            e.monitor.count(1);
+            // A child's moves are generated where they are needed now: a check's evasions
+            // (and its mate), an attacker's mobility after a reply, antichess's ends and
+            // replies. Elsewhere the variant's own end is read alone; a stalemate then shows
+            // when the child is expanded.
+            let needs_moves = !or || antichess || child.pos.is_check();
+            let mut wins_next = false;
+            let (end, replies) = if needs_moves {
+                let replies = child.pos.legal_moves();
+                let end = child.pos.standing(&replies, attacker);
+                wins_next =
+                    !or && within > Plies::ZERO && end == Standing::Open && wins_at_once(&guide, &child, &replies);
+                (end, replies.len())
+            } else {
+                (end_without_moves(&child.pos, attacker), 0)
+            };
+            let (class, pn) = if or {
+                guide.attacker_move(&node.pos, m, &child.pos, replies)
+            } else {
+                (MoveClass::Check, guide.defender_move(m))
+            };
+            let child_least = Plies::new(child.pos.least_plies_to_win(attacker));
+            let key = keys.of(&child, within);
+            let value = match end {
+                Standing::Won => Value::proven(Plies::ZERO),
+                Standing::Open if wins_next => Value::proven(Plies::new(1)),
+                Standing::Over => Value::disproven(Plies::INFINITE),
+                // Too far from the goal for the plies left: no need to ask the table.
+                Standing::Open if within < child_least => Value::disproven(child_least),
+                Standing::Open => e.tree.known(key, within).unwrap_or_else(|| {
+                    // An attacker's node is disproven only when every move fails: its first
+                    // disproof number is its number of moves (mobility).
+                    let dn = if or { 1 } else { replies.max(1) as u32 };
+                    Value::open(PnDn(pn), PnDn(dn))
+                }),
+            };
+            // A win at once decides an attacker's node, a refutation a defender's.
+            if or && value.is_proven() && value.mate.at_most == Plies::ZERO {
+                return Expansion::Decided(Value::proven(Plies::new(1)), MoveCode::of(m));
+            }
+            if !or && value.is_disproven() && !value.path_dependent {
+                return Expansion::Decided(Value::disproven(value.mate.at_least.succ()), MoveCode::of(m));
+            }
+            if !or && within == Plies::ZERO && !value.is_proven() {
+                // A reply that does not lose at once, and no ply left to win after it.
+                return Expansion::Decided(Value::disproven(Plies::new(2)), MoveCode::of(m));
+            }
+            children.push(Child { mv: m, key, value, class, probed: true });
         }
-        if !or && within == Plies::ZERO && !value.is_proven() {
-            // A reply that does not lose at once, and no ply left to win after it.
-            return Expansion::Decided(Value::disproven(Plies::new(2)), MoveCode::of(m));
+        if or && within == Plies::ZERO {
+            // No move wins at once, and no ply is left after it.
+            return decided(Value::disproven(Plies::new(2)));
         }
-        children.push(Child { mv: m, key, value, class, probed: true });
+        if children.is_empty() {
+            // A restricted root none of whose moves is legal.
+            return decided(Value::disproven(Plies::INFINITE));
+        }
+        children.sort_by_key(|c| c.class);
+        Expansion::Open
     }
-    if or && within == Plies::ZERO {
-        // No move wins at once, and no ply is left after it.
-        return decided(Value::disproven(Plies::new(2)));
-    }
-    if children.is_empty() {
-        // A restricted root none of whose moves is legal.
-        return decided(Value::disproven(Plies::INFINITE));
-    }
-    children.sort_by_key(|c| c.class);
-    Expansion::Open
 }
 
 /// Whether the attacker, to move at `node` with legal `moves`, has a move that wins on
