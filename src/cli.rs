@@ -187,7 +187,7 @@ fn solve_in<G: Expand>(args: &SolveArgs, pos: G, words: Words) -> i32 {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
-    let tables = unused_in_variants::<G>(tables, words);
+    let tables = unused_in_variants(tables, words);
     let mut tt = Table::new(hash);
     tt.finish_touching(); // the time limit starts with the table in memory
     if all {
@@ -311,9 +311,9 @@ fn solve_in<G: Expand>(args: &SolveArgs, pos: G, words: Words) -> i32 {
 }
 
 /// The tables, unless the game is a variant: then a note says they are not used.
-fn unused_in_variants<G: Expand>(tables: Option<Arc<Tables>>, words: Words) -> Option<Arc<Tables>> {
+fn unused_in_variants(tables: Option<Arc<Tables>>, words: Words) -> Option<Arc<Tables>> {
     match (tables, words.variant) {
-        (Some(_), Some(v)) if !G::ENDINGS => {
+        (Some(_), Some(v)) => {
             eprintln!("--syzygy: the tables are not used in {v} (chess only)");
             None
         }
@@ -543,7 +543,7 @@ fn epd_in<G: Expand>(
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = args.jobs.unwrap_or(cores / args.threads).max(1);
     let tables = match load_tables(args.syzygy.as_deref()) {
-        Ok(t) => unused_in_variants::<G>(t, words),
+        Ok(t) => unused_in_variants(t, words),
         Err(e) => return fail(&e),
     };
     let settings = RunSettings {

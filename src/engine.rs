@@ -32,7 +32,7 @@ use crate::search::multipv::{MoveResult, rank_moves};
 use crate::search::{Event, Outcome, Params, Search, Stats, search_thread, tbhits};
 use crate::tt::Table;
 use crate::variant::fallback::choose_variant_move;
-use crate::variant::{parse_variant_fen, play_variant_moves, variant_named};
+use crate::variant::{parse_variant_fen, variant_named};
 
 /// How long `isready` waits for a new table's pages to be faulted in. A client may send
 /// `ucinewgame` and `isready` after its clock for the first move has started (python-chess
@@ -266,7 +266,7 @@ impl Engine {
                 Some(f) => parse_variant_fen(variant, f),
                 None => Ok(VariantPosition::new(variant)),
             }
-            .and_then(|start| play_variant_moves(start, moves.iter().copied()))
+            .and_then(|start| play_moves(start, moves.iter().copied()))
             .map(|(pos, history)| (Root::Variant(pos), history)),
         };
         match parsed {
@@ -569,6 +569,14 @@ impl Root {
         }
     }
 
+    /// The legal move `code` stands for here, if any.
+    fn decode(&self, code: MoveCode) -> Option<Move> {
+        match self {
+            Root::Chess(pos) => code.decode(pos),
+            Root::Variant(pos) => code.decode(pos),
+        }
+    }
+
     /// The first legal move, if any: the answer when everything else failed.
     fn first_legal(&self) -> Option<Move> {
         match self {
@@ -695,14 +703,9 @@ impl Job {
                     let published = self.control.progress();
                     let stats = self.stats_of(published);
                     let root_move = published.root_move;
-                    let decoded = |code: MoveCode| match &self.root {
-                        Ok(Root::Chess(pos)) => code.decode(pos),
-                        Ok(Root::Variant(pos)) => code.decode(pos),
-                        Err(_) => None,
-                    };
                     if root_move != last_move
-                        && let Some((code, number)) = root_move
-                        && let Some(mv) = decoded(code)
+                        && let (Some((code, number)), Ok(root)) = (root_move, &self.root)
+                        && let Some(mv) = root.decode(code)
                     {
                         (self.sink)(EngineEvent::CurrMove { depth: stats.depth, mv, number });
                     }
@@ -770,7 +773,7 @@ impl Job {
     ) -> (Option<Move>, Option<Move>) {
         let started = Instant::now();
         let moves = pos.legal_moves();
-        if moves.is_empty() || pos.standing(&moves, pos.turn()) != Standing::Open {
+        if pos.standing(&moves, pos.turn()) != Standing::Open {
             let checkmated = pos.standing(&moves, !pos.turn()) == Standing::Won;
             (self.sink)(EngineEvent::RootTerminal { checkmated });
             self.wait_if_required();

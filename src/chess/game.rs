@@ -42,7 +42,11 @@ pub trait Game: Position + Clone + Debug + Send + Sync + 'static {
 
     /// A salt of the game for the table's keys: the same board means something else in
     /// each game. Zero for chess.
-    fn salt(&self) -> u64;
+    #[inline]
+    fn salt(&self) -> u64 {
+        let index = Variant::ALL.iter().position(|&v| v == self.game_variant()).unwrap_or(0) as u64;
+        index.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17)
+    }
 
     /// The position's Zobrist hash (the en passant square only when a capture there is
     /// legal).
@@ -58,15 +62,9 @@ pub trait Game: Position + Clone + Debug + Send + Sync + 'static {
     /// Plays legal move `m` on `self`, whose hash is `hash`, and updates the hash.
     #[inline]
     fn play_hashed(&mut self, hash: &mut u64, m: Move) {
-        match self.hash_after(*hash, m) {
-            Some(h) => *hash = h,
-            None => {
-                self.play_unchecked(m);
-                *hash = self.full_hash();
-                return;
-            }
-        }
+        let after = self.hash_after(*hash, m);
         self.play_unchecked(m);
+        *hash = after.unwrap_or_else(|| self.full_hash());
     }
 
     /// The legal moves into `moves` (chess has a faster generator than shakmaty's).
@@ -87,8 +85,7 @@ pub trait Game: Position + Clone + Debug + Send + Sync + 'static {
     fn wins_by(&self, m: Move, attacker: Color) -> bool {
         let mut after = self.clone();
         after.play_unchecked(m);
-        let moves = after.legal_moves();
-        after.standing(&moves, attacker) == Standing::Won
+        after.is_won_by(attacker)
     }
 
     /// A legal move of the side to move, `attacker`, that wins at once, if there is one.
@@ -99,7 +96,9 @@ pub trait Game: Position + Clone + Debug + Send + Sync + 'static {
     /// Whether the game is already won by `attacker` here.
     #[inline]
     fn is_won_by(&self, attacker: Color) -> bool {
-        self.standing(&self.legal_moves(), attacker) == Standing::Won
+        let mut moves = MoveList::new();
+        self.moves_into(&mut moves);
+        self.standing(&moves, attacker) == Standing::Won
     }
 
     /// Whether the rules draw a game its own ends let go on: the attacker's insufficient

@@ -64,27 +64,9 @@ impl<G: Game> Node<G> {
     }
 }
 
-impl Node<Chess> {
-    /// Whether legal move `m` checkmates (see `checks::mates_by`).
-    #[inline]
-    pub fn is_mate_after(&self, m: Move) -> bool {
-        mates_by(&self.pos, m)
-    }
-
-    /// A legal move that checkmates at once, if there is one.
-    pub fn mating_move(&self) -> Option<Move> {
-        self.pos.legal_moves().into_iter().find(|&m| self.is_mate_after(m))
-    }
-}
-
 impl Game for Chess {
     fn game_variant(&self) -> shakmaty::variant::Variant {
         shakmaty::variant::Variant::Chess
-    }
-
-    #[inline]
-    fn salt(&self) -> u64 {
-        0
     }
 
     /// The hash after `m` computed incrementally, when that is simple: a normal move (king

@@ -1,10 +1,9 @@
 //! Setting up positions from text: FENs (6-field, or EPD-style 4-field), X-FEN and
 //! Shredder castling letters, and UCI move lists.
 
-use shakmaty::{
-    CastlingMode, Chess, EnPassantMode, FromSetup, Position, Setup, fen::Fen, uci::UciMove, zobrist::Zobrist64,
-};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Position, Setup, fen::Fen, uci::UciMove};
 
+use crate::chess::game::Game;
 use crate::chess::rules::AUTOMATIC_DRAW_CLOCK;
 use crate::error::SetupError;
 
@@ -42,22 +41,23 @@ pub fn parse_fen(text: &str) -> Result<Chess, SetupError> {
     read(CastlingMode::Standard).or_else(|standard| read(CastlingMode::Chess960).map_err(|_| standard))
 }
 
-/// Plays UCI moves (e.g. `e2e4 e7e5`) from `pos`; fails on the first illegal move.
-/// Also returns the hashes of the positions passed through since the last pawn move or
-/// capture (the only ones that can recur), oldest first, the final position excluded.
-pub fn play_moves<'a>(
-    mut pos: Chess,
+/// Plays UCI moves (e.g. `e2e4 e7e5`, drops as `P@e4`) from `pos`, in any game; fails
+/// on the first illegal move. Also returns the hashes of the positions passed through
+/// since the last move that resets the history (the only ones that can recur, see
+/// [`Game::resets_history`]), oldest first, the final position excluded.
+pub fn play_moves<'a, G: Game>(
+    mut pos: G,
     moves: impl IntoIterator<Item = &'a str>,
-) -> Result<(Chess, Vec<u64>), SetupError> {
+) -> Result<(G, Vec<u64>), SetupError> {
     let mut history = Vec::new();
     for (i, text) in moves.into_iter().enumerate() {
         let bad = || SetupError::Move { uci: text.to_string(), index: i + 1 };
         let uci: UciMove = text.parse().map_err(|_| bad())?;
         let m = uci.to_move(&pos).map_err(|_| bad())?;
-        if m.is_zeroing() {
+        if pos.resets_history(m) {
             history.clear();
         } else {
-            history.push(pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
+            history.push(pos.full_hash());
         }
         pos.play_unchecked(m);
     }
@@ -116,6 +116,7 @@ pub fn san_line<P: Position + Clone>(pos: &P, moves: &[shakmaty::Move]) -> Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::zobrist::Zobrist64;
 
     #[test]
     fn chess960_castling_rights_make_a_chess960_position() {

@@ -9,7 +9,7 @@
 
 use shakmaty::{Chess, Color, Move, MoveList, Position};
 
-use crate::chess::checks::{CheckInfo, evasion_count_after, legal_checks};
+use crate::chess::checks::{CheckInfo, evasion_count_after, legal_checks, mates_by};
 use crate::chess::game::Game;
 use crate::chess::mate_len::Plies;
 use crate::chess::movecode::MoveCode;
@@ -293,7 +293,7 @@ impl Expander<'_, '_, Chess> {
     fn first_mate(&mut self, node: &Node, checks: impl Iterator<Item = Move>) -> Expansion {
         for m in checks {
             self.monitor.count(1);
-            if node.is_mate_after(m) {
+            if mates_by(&node.pos, m) {
                 return Expansion::Decided(Value::proven(Plies::new(1)), MoveCode::of(m));
             }
         }

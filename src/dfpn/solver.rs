@@ -9,9 +9,8 @@
 //!
 //! No I/O and no clock here: the monitor decides when to unwind.
 
-use shakmaty::{Chess, Color, Move, MoveList};
+use shakmaty::{Chess, Color, Move};
 
-use crate::chess::game::Standing;
 use crate::chess::mate_len::{MateRange, Plies};
 use crate::chess::movecode::MoveCode;
 use crate::chess::node::Node;
@@ -127,9 +126,7 @@ impl<'a, G: Expand> Solver<'a, G> {
             return false;
         }
         let child = node.play(m);
-        let mut moves = MoveList::new();
-        child.pos.moves_into(&mut moves);
-        if child.pos.standing(&moves, self.tree.attacker) == Standing::Won {
+        if child.pos.is_won_by(self.tree.attacker) {
             return true;
         }
         let within = plies.pred();

@@ -124,7 +124,7 @@ impl<G: Expand> Prover<'_, '_, G> {
 
     /// Whether the tablebases say the attacker cannot win from `node` (chess only).
     fn tables_refute(&self, node: &Node<G>) -> bool {
-        G::ENDINGS && self.tables.is_some_and(|t| G::tables_refute(t, node, self.attacker()))
+        self.tables.is_some_and(|t| G::tables_refute(t, node, self.attacker()))
     }
 
     /// Plies within which the rules alone rule out the attacker's win from `node`, as the
@@ -409,10 +409,10 @@ impl Certified {
 /// `exact`), a result of searching `root` (in any game) without game history or
 /// root-move restrictions, from what `tt` holds (re-searching where it lost entries).
 /// A win's proof section has `plies`, the plies of its line; the next shorter win is two
-/// plies less in chess, one in a variant; "no win within N" refutes each side's N moves. With `tables` (chess), a disproof ends where the tables
-/// say the attacker cannot win (tablebase leaves, which `pnmate-check` verifies given
-/// the same tables); a proof never rests on them. Err says why no certificate can be
-/// written.
+/// plies less in chess, one in a variant; "no win within N" refutes each side's N
+/// moves. With `tables` (chess), a disproof ends where the tables say the attacker
+/// cannot win (tablebase leaves, which `pnmate-check` verifies given the same tables); a
+/// proof never rests on them. Err says why no certificate can be written.
 pub fn certify<G: Expand>(
     root: &G,
     (claim, exact, plies): (Claim, bool, u32),

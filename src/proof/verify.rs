@@ -42,8 +42,9 @@ pub enum LineError {
 
 /// Replays `line` from `root` and checks that it proves `mate` (from the side to move's
 /// view): legal moves, `mate.plies()` plies (where the game's win can fall on the
-/// loser's move, `2M - 1` or `2M` for a win or a loss in M), the game going on until the last move and won by
-/// the winner there, and no 50-move or threefold claim for the losing side on the way.
+/// loser's move, `2M - 1` or `2M` for a win or a loss in M), the game going on until the
+/// last move and won by the winner there, and no 50-move or threefold claim for the
+/// losing side on the way.
 /// `history` holds the hashes of earlier game positions (oldest first, the root
 /// excluded) for the repetition rule. Hashes are shakmaty's, computed afresh.
 pub fn verify_line<G: Game>(root: &G, line: &[Move], mate: MateLen, history: &[u64]) -> Result<(), LineError> {

@@ -8,8 +8,8 @@
 //!    that neither starves the other. Each round asks each question at several bounds:
 //!    - the *near* bound, the smallest rung of the game's ladder not yet disproven: its
 //!      disproofs are what make a later mate exact, or end the search with "no mate";
-//!    - the *far* bounds, a few rungs above it (the game's [`Reach`]), so that a long forcing mate is
-//!      not held up by hard disproofs of short bounds. Several, because df-pn finds a
+//!    - the *far* bounds, a few rungs above it (the game's `knowledge::Reach`), so that
+//!      a long forcing mate is not held up by hard disproofs of short bounds. Several, because df-pn finds a
 //!      mate fastest at a bound a little above its length: a bound far above it lets the
 //!      search wander into long lines (a mate in 25 proved in 0.2M nodes at bounds 32 and
 //!      45, and not in 8 s at 64 or more);
@@ -249,7 +249,7 @@ impl<'a, G: Expand> Search<'a, G> {
         // move) or drawn.
         match self.root.pos.standing(&moves, !stm) {
             Standing::Won => return Outcome::Mated { moves: 0, exact: true, pv: Vec::new() },
-            Standing::Over if moves.is_empty() || self.root.pos.is_won_by(stm) => {
+            Standing::Over if moves.is_empty() || self.root.pos.standing(&moves, stm) == Standing::Won => {
                 return Outcome::NoMate { moves: self.params.mate.unwrap_or(MateBound::LONGEST).moves() };
             }
             _ => {}

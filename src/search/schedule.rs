@@ -52,11 +52,12 @@ pub(super) struct Side {
     pub(super) line_budget: u64,
     /// Whether the tablebases say the attacker wins.
     tables_win: bool,
-    /// Whether the game's win can fall on the loser's move ([`Game::wins_on_either_move`]):
-    /// then a win of M moves has one ply more, and the next shorter win one ply less.
+    /// Whether the game's win can fall on the loser's move
+    /// ([`crate::chess::game::Game::wins_on_either_move`]): then a win within M moves has
+    /// 2M plies for either side, and the next shorter win is one ply shorter.
     either: bool,
     /// How far the bounds reach in the game: the near bound's ladder (moves) and the far
-    /// bounds' rungs ([`Expand::REACH`]).
+    /// bounds' rungs ([`Expand::reach`]).
     reach: Reach,
 }
 
@@ -86,7 +87,12 @@ impl Side {
     /// The next shorter win of this side's than one of `plies`: two plies less where the
     /// winner always moves last, one where the loser's move may end the game.
     pub(super) fn shorter(&self, plies: Plies) -> Plies {
-        if self.either { plies.pred() } else { plies.shorter() }
+        Plies::new(plies.get().saturating_sub(self.step()))
+    }
+
+    /// Plies between a win of this side's and the next shorter one.
+    fn step(&self) -> u16 {
+        if self.either { 1 } else { 2 }
     }
 
     /// The win in moves, from the root's side to move's view, of a line of `plies`.
@@ -154,7 +160,7 @@ impl Side {
     /// none (a mate in one; mated in one, as a root already over never reaches the
     /// search).
     pub(super) fn is_exact(&self, plies: usize) -> bool {
-        let step = if self.either { 1 } else { 2 };
+        let step = usize::from(self.step());
         plies <= step || usize::from(self.at_least.get()) > plies - step
     }
 }

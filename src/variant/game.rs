@@ -2,7 +2,6 @@
 //! FEN (crazyhouse pockets `[...]` and promoted pieces `~`, three-check counters as
 //! `+N+M` checks given or `3+3` checks remaining), UCI move lists, and how a game ends.
 
-use shakmaty::uci::UciMove;
 use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Color, EnPassantMode, Move, MoveList, Position, Setup, fen::Fen};
@@ -31,13 +30,6 @@ pub fn variant_named(name: &str) -> Option<Variant> {
     Variant::from_uci(alias).ok()
 }
 
-/// Zobrist hash of a position (pockets, promoted men and check counters included; the en
-/// passant square only when a capture there is legal).
-#[inline]
-pub fn hash(pos: &VariantPosition) -> u64 {
-    pos.full_hash()
-}
-
 /// Reads a FEN as a position of `variant`. Castling rights that only Chess960 allows are
 /// read as Chess960's; a clock above [`MAX_HALFMOVES`] is clamped to it.
 pub fn parse_variant_fen(variant: Variant, text: &str) -> Result<VariantPosition, SetupError> {
@@ -57,41 +49,9 @@ pub fn parse_variant_fen(variant: Variant, text: &str) -> Result<VariantPosition
     read(CastlingMode::Standard).or_else(|standard| read(CastlingMode::Chess960).map_err(|_| standard))
 }
 
-/// Plays UCI moves from `pos` (drops as `P@e4`); fails on the first illegal one. Also
-/// returns the hashes of the positions passed through since the last irreversible move,
-/// oldest first, the final position excluded (the repetitions a player may claim).
-pub fn play_variant_moves<'a>(
-    mut pos: VariantPosition,
-    moves: impl IntoIterator<Item = &'a str>,
-) -> Result<(VariantPosition, Vec<u64>), SetupError> {
-    let mut history = Vec::new();
-    for (i, text) in moves.into_iter().enumerate() {
-        let bad = || SetupError::Move { uci: text.to_string(), index: i + 1 };
-        let uci: UciMove = text.parse().map_err(|_| bad())?;
-        let m = uci.to_move(&pos).map_err(|_| bad())?;
-        if pos.resets_history(m) {
-            history.clear();
-        } else {
-            history.push(hash(&pos));
-        }
-        pos.play_unchecked(m);
-    }
-    Ok((pos, history))
-}
-
-/// A salt per variant for the table's keys: a position means something else in each.
-fn variant_salt(variant: Variant) -> u64 {
-    let index = Variant::ALL.iter().position(|&v| v == variant).unwrap_or(0) as u64;
-    index.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17)
-}
-
 impl Game for VariantPosition {
     fn game_variant(&self) -> Variant {
         self.variant()
-    }
-
-    fn salt(&self) -> u64 {
-        variant_salt(self.variant())
     }
 
     #[inline]
@@ -156,6 +116,7 @@ pub fn end_without_moves(pos: &VariantPosition, attacker: Color) -> Standing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::position::play_moves;
 
     fn pos(variant: Variant, fen: &str) -> VariantPosition {
         parse_variant_fen(variant, fen).unwrap()
@@ -179,10 +140,10 @@ mod tests {
         // The same three-check position in both counter forms: one check given by White.
         let given = pos(Variant::ThreeCheck, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2 +1+0");
         let remaining = pos(Variant::ThreeCheck, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 2+3 0 2");
-        assert_eq!(hash(&given), hash(&remaining));
+        assert_eq!(given.full_hash(), remaining.full_hash());
         assert_ne!(
-            hash(&given),
-            hash(&pos(Variant::ThreeCheck, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"))
+            given.full_hash(),
+            pos(Variant::ThreeCheck, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2").full_hash()
         );
     }
 
@@ -221,22 +182,18 @@ mod tests {
 
     #[test]
     fn move_lists_play_drops_and_keep_the_history_of_reversible_moves() {
-        let (p, history) = play_variant_moves(
-            VariantPosition::new(Variant::Crazyhouse),
-            ["e2e4", "d7d5", "e4d5", "d8d5", "g1f3", "g8f6"],
-        )
-        .unwrap();
+        let (p, history) =
+            play_moves(VariantPosition::new(Variant::Crazyhouse), ["e2e4", "d7d5", "e4d5", "d8d5", "g1f3", "g8f6"])
+                .unwrap();
         assert_eq!(history.len(), 6, "in crazyhouse a capture returns through the pockets: any position may recur");
-        let (_, history) = play_variant_moves(
-            VariantPosition::new(Variant::KingOfTheHill),
-            ["e2e4", "d7d5", "e4d5", "d8d5", "g1f3", "g8f6"],
-        )
-        .unwrap();
+        let (_, history) =
+            play_moves(VariantPosition::new(Variant::KingOfTheHill), ["e2e4", "d7d5", "e4d5", "d8d5", "g1f3", "g8f6"])
+                .unwrap();
         assert_eq!(history.len(), 2, "elsewhere only the two knight moves after the last capture");
-        let (after, _) = play_variant_moves(p, ["P@e5"]).unwrap();
+        let (after, _) = play_moves(p, ["P@e5"]).unwrap();
         assert!(after.pockets().is_some_and(|pk| pk.white.pawn == 0));
         assert!(matches!(
-            play_variant_moves(VariantPosition::new(Variant::RacingKings), ["e2e4"]),
+            play_moves(VariantPosition::new(Variant::RacingKings), ["e2e4"]),
             Err(SetupError::Move { index: 1, .. })
         ));
     }

@@ -13,4 +13,4 @@ pub(crate) mod expand;
 pub(crate) mod fallback;
 pub mod game;
 
-pub use game::{VARIANT_NAMES, parse_variant_fen, play_variant_moves, variant_named};
+pub use game::{VARIANT_NAMES, parse_variant_fen, variant_named};
