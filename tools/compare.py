@@ -156,8 +156,9 @@ def judge(fen, bm, claim):
 class Engine:
     """One UCI engine process, restarted if it dies."""
 
-    def __init__(self, command, hash_mb, threads, syzygy=None):
+    def __init__(self, command, hash_mb, threads, syzygy=None, options=None):
         self.command, self.hash_mb, self.threads, self.syzygy = command, hash_mb, threads, syzygy
+        self.options = options or {}
         self.process = None
         self.name = command
 
@@ -171,6 +172,7 @@ class Engine:
             options['Threads'] = self.threads
         if self.syzygy and 'SyzygyPath' in self.process.options:
             options['SyzygyPath'] = self.syzygy
+        options.update({k: v for k, v in self.options.items() if k in self.process.options})
         self.process.configure(options)
 
     def claims(self, fen, seconds):

@@ -15,6 +15,8 @@ summary per variant: converted, converted within the suite's length (the win in 
 
   python3 tools/variant_games.py --engine target/release/pnmate \\
       --opponent /usr/games/fairy-stockfish --won 20 --start 10 --seed 1
+  python3 tools/variant_games.py --engine target/release/pnmate --won 0 --start 10 \\
+      --opponent-option "Skill Level=0"
 
 Fairy-Stockfish 11.1 has no atomic: there, --atomic-opponent plays (default: the engine
 itself). Needs python-chess (pip install chess).
@@ -83,14 +85,18 @@ def main():
     ap.add_argument('--base', type=float, default=10.0)
     ap.add_argument('--inc', type=float, default=0.1)
     ap.add_argument('--hash', type=int, default=256)
+    ap.add_argument('--opponent-option', action='append', default=[], metavar='NAME=VALUE',
+                    help='a UCI option for the opponent, where it has it (repeat)')
     args = ap.parse_args()
+    opponent_options = dict(o.split('=', 1) for o in args.opponent_option)
 
     print(f'{"variant":<14} {"games":>5} {"converted":>9} {"in time":>7} {"start W/D/L":>12} {"illegal":>7} '
           f'{"crash":>5} {"flag":>5}')
     for variant in args.variant or VARIANTS:
         rng = random.Random(f'{args.seed}-{variant}')
         opponent_cmd = (args.atomic_opponent or args.engine) if variant == 'atomic' else args.opponent
-        engine, opponent = Engine(args.engine, args.hash, 1), Engine(opponent_cmd, args.hash, 1)
+        engine = Engine(args.engine, args.hash, 1)
+        opponent = Engine(opponent_cmd, args.hash, 1, options=opponent_options)
         use_variant(variant)
         items = load(os.path.join(SUITES, f'{variant}.epd'))
         won = rng.sample(items, min(args.won, len(items)))
