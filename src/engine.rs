@@ -24,14 +24,13 @@ use crate::chess::position::{parse_fen, play_moves};
 use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::{Control, Monitor, Progress};
 use crate::error::{OptionError, SetupError, UciError};
-use crate::fallback::{self, choose_move};
+use crate::fallback::{self, AlphaBeta, choose_move};
 use crate::knowledge::tablebase::Tables;
 use crate::limits::Limits;
 use crate::options::{OPTIONS, OptionId, Setting, find as find_option};
 use crate::search::multipv::{MoveResult, rank_moves};
 use crate::search::{Event, Outcome, Params, Search, Stats, search_thread, tbhits};
 use crate::tt::Table;
-use crate::variant::fallback::choose_variant_move;
 use crate::variant::{parse_variant_fen, variant_named};
 
 /// How long `isready` waits for a new table's pages to be faulted in. A client may send
@@ -46,16 +45,11 @@ const READY_WAIT: Duration = Duration::from_millis(100);
 /// which case it ends after its first pass).
 const FALLBACK_AFTER_STOP: Duration = Duration::from_millis(15);
 
-/// The prover's share of a clock game's move time; the fallback gets the rest when no
-/// mate is proven. The prover runs first every move, so a mate it proves in its share
+/// The prover's share of a clock game's move time, in every game; the fallback gets the
+/// rest when no mate is proven. The prover runs first every move, so a mate it proves in its share
 /// is played; in a won ending without a near mate (K+Q v K+R) the fallback's depth
 /// decides whether the game is won before the 50-move rule (docs/design.md).
 const CLOCK_PROVER_SHARE: f64 = 0.4;
-
-/// The prover's share in a variant's clock game: the variant fallback is a small
-/// alpha-beta without the chess fallback's endgame technique, and variant games turn on
-/// short forced wins, so the prover gets most of the move's time.
-const VARIANT_CLOCK_PROVER_SHARE: f64 = 0.75;
 
 /// How often a running search reports its progress (nodes, bound, time).
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
@@ -168,11 +162,11 @@ type PonderState = Arc<Mutex<Ponder>>;
 /// proven (at least half of it); in clock play a share, since the game goes on with the
 /// fallback's move when no mate is proven; under `go depth` alone half, since the
 /// fallback's depth is asked for as well. Decided once at `go`, pondering or not.
-fn prover_time(limits: &Limits, budget: Duration, variant: Variant) -> Duration {
+fn prover_time(limits: &Limits, budget: Duration) -> Duration {
     let clock_game = limits.clock.is_some() && limits.movetime.is_none();
     let depth_only = limits.depth.is_some() && limits.clock.is_none() && limits.movetime.is_none();
     if clock_game {
-        budget.mul_f64(if variant == Variant::Chess { CLOCK_PROVER_SHARE } else { VARIANT_CLOCK_PROVER_SHARE })
+        budget.mul_f64(CLOCK_PROVER_SHARE)
     } else if depth_only {
         budget / 2
     } else {
@@ -453,7 +447,7 @@ impl Engine {
         });
         let control = Control::new();
         let budget = limits.time_budget(self.pos.turn(), self.settings.move_overhead);
-        let prover_time = budget.map(|b| prover_time(&limits, b, self.variant));
+        let prover_time = budget.map(|b| prover_time(&limits, b));
         let ponder = match limits.ponder {
             true => Ponder::On { prover_time },
             false => Ponder::Off,
@@ -753,7 +747,7 @@ impl Job {
                         pos.variant().uci()
                     )));
                 }
-                self.prove_then(pos, |allowed, started| self.variant_fallback(pos, allowed, started))
+                self.prove_then(pos, |allowed, started| self.fallback(pos, allowed, started))
             }
             Err(e) => {
                 (self.sink)(EngineEvent::Note(format!("error: no valid position to search ({e})")));
@@ -827,6 +821,12 @@ impl Job {
             (self.sink)(EngineEvent::Evaluation { cp, pv: vec![best], stats: self.progress() });
             return (Some(best), None);
         }
+        self.fallback(pos, allowed, started)
+    }
+
+    /// The fallback search's move among the `allowed` ones, in any game, with the game's
+    /// history and its table.
+    fn fallback<G: AlphaBeta>(&self, pos: &G, allowed: &[Move], started: Instant) -> (Option<Move>, Option<Move>) {
         let time = self.fallback_time(started);
         let depth = self.limits.fallback_depth();
         // The game's fallback table, unless an earlier search still holds it.
@@ -838,21 +838,6 @@ impl Job {
         let table = kept.as_deref_mut();
         match choose_move(pos, allowed, &self.history, time, depth, Some(&self.control), table) {
             Some(c) => self.play_fallback(c.best, c.ponder, c.score, c.depth),
-            None => (None, None),
-        }
-    }
-
-    /// A variant's move when nothing is proven: the variant fallback's, among the
-    /// allowed moves.
-    fn variant_fallback(
-        &self,
-        pos: &VariantPosition,
-        allowed: &[Move],
-        started: Instant,
-    ) -> (Option<Move>, Option<Move>) {
-        let depth = Some(self.limits.fallback_depth());
-        match choose_variant_move(pos, allowed, self.fallback_time(started), depth, Some(&self.control)) {
-            Some(c) => self.play_fallback(c.best, None, c.score, c.depth),
             None => (None, None),
         }
     }
@@ -966,18 +951,17 @@ mod tests {
         let fixed = Limits { movetime: Some(ms(1000)), ..Limits::default() };
         let budget = fixed.time_budget(shakmaty::Color::White, ms(30)).unwrap();
         assert_eq!(budget, ms(970));
-        assert_eq!(prover_time(&fixed, budget, Variant::Chess), ms(970) - FALLBACK_AFTER_STOP);
+        assert_eq!(prover_time(&fixed, budget), ms(970) - FALLBACK_AFTER_STOP);
         // A short budget keeps half for the fallback's move.
-        assert_eq!(prover_time(&fixed, ms(20), Variant::Chess), ms(10));
+        assert_eq!(prover_time(&fixed, ms(20)), ms(10));
         let mate =
             Limits { mate: crate::chess::mate_len::MateBound::new(5), movetime: Some(ms(1000)), ..Limits::default() };
-        assert_eq!(prover_time(&mate, budget, Variant::Chess), ms(970) - FALLBACK_AFTER_STOP);
+        assert_eq!(prover_time(&mate, budget), ms(970) - FALLBACK_AFTER_STOP);
         let clock = crate::limits::Clock { wtime: Some(ms(60_000)), ..Default::default() };
         let game = Limits { clock: Some(clock), ..Limits::default() };
-        assert_eq!(prover_time(&game, ms(1000), Variant::Chess), ms(400));
-        assert_eq!(prover_time(&game, ms(1000), Variant::Crazyhouse), ms(750), "variants give the prover more");
+        assert_eq!(prover_time(&game, ms(1000)), ms(400));
         let depth = Limits { depth: Some(12), ..Limits::default() };
-        assert_eq!(prover_time(&depth, ms(1000), Variant::Chess), ms(500));
+        assert_eq!(prover_time(&depth, ms(1000)), ms(500));
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The fallback move chooser: a small alpha-beta search used when no mate is proven, so
 //! that a game goes on sensibly and in time. It claims nothing: its scores are
-//! evaluations, never reported as mates. Its evaluation is the knowledge module's
-//! ([`crate::knowledge::evaluate`]).
+//! evaluations, never reported as mates. It is written once over the game: each game
+//! gives its evaluation ([`Expand::evaluate`]) and the few rules of [`AlphaBeta`] (how a
+//! position ends, when standing pat is no option, when a pass is safe), and chess its
+//! fast leaf capture generator.
 //!
 //! It scores any repetition of a game position, or of one on its own path, as a draw, and
 //! a position where the 50-move rule applies as a draw, so a winning side keeps making
@@ -19,20 +21,137 @@
 use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashSet;
+use shakmaty::variant::VariantPosition;
 use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role};
 
+use crate::chess::game::{Game, Standing};
 use crate::chess::movecode::MoveCode;
 use crate::chess::node::Node;
 use crate::chess::rules::FIFTY_MOVES;
+use crate::dfpn::Expand;
 use crate::dfpn::monitor::Control;
-use crate::knowledge::{evaluate, material_edge, piece_value};
+use crate::knowledge::{material_edge, piece_value};
 use crate::limits::DEFAULT_FALLBACK_DEPTH;
+use crate::variant::eval::material;
+
+/// What the fallback's alpha-beta needs from a game beyond the prover's rules.
+pub trait AlphaBeta: Expand {
+    /// How the game ends here for the side to move, given its legal `moves`: Some(1) won,
+    /// Some(-1) lost, Some(0) drawn, None while it goes on (the rules' ends only; the
+    /// 50-move rule and repetitions are the search's).
+    fn end_for_mover(&self, moves: &MoveList) -> Option<i32>;
+
+    /// A leaf's captures, when the leaf needs no full list of legal moves (it is taken to
+    /// go on, and to be free to stand pat); None where every legal move must be generated.
+    #[inline]
+    fn leaf_captures(&self) -> Option<MoveList> {
+        None
+    }
+
+    /// Whether the side to move, with legal `moves`, must play one of them in the
+    /// quiescence instead of standing pat (in check; in antichess, a capture pending).
+    #[inline]
+    fn must_move(&self, _moves: &MoveList) -> bool {
+        self.is_check()
+    }
+
+    /// Whether the quiescence's first ply searches quiet checks too (three-check, where a
+    /// check is worth more than most men).
+    #[inline]
+    fn quiescence_checks(&self) -> bool {
+        false
+    }
+
+    /// The reverse futility margin per ply of depth, None where no evaluation margin is
+    /// safe (three-check, where a check swings more than a queen).
+    #[inline]
+    fn futility_step(&self) -> Option<i32> {
+        Some(90)
+    }
+
+    /// The side to move's material edge in centipawns: the side behind is the one whose
+    /// late quiet moves hold its draws, and they are never pruned.
+    fn material_edge(&self) -> i32;
+
+    /// The position after a pass, when the null move may prune here (never in check, and
+    /// never where a pass is no test of the position, as in zugzwang-ridden endings).
+    fn passed(&self) -> Option<Self>;
+}
+
+impl AlphaBeta for Chess {
+    #[inline]
+    fn end_for_mover(&self, moves: &MoveList) -> Option<i32> {
+        moves.is_empty().then(|| if self.is_check() { -1 } else { 0 })
+    }
+
+    #[inline]
+    fn leaf_captures(&self) -> Option<MoveList> {
+        (!self.is_check() && !needs_full_moves(self)).then(|| captures(self))
+    }
+
+    #[inline]
+    fn material_edge(&self) -> i32 {
+        material_edge(self, self.turn())
+    }
+
+    fn passed(&self) -> Option<Chess> {
+        if !has_piece(self) || material_edge(self, self.turn()) < 0 {
+            return None;
+        }
+        self.clone().swap_turn().ok()
+    }
+}
 
 /// The score of a mate in 0 (from the mated side's view, negated).
 const MATE: i32 = 100_000;
 
 /// Scores beyond this are mates found by the fallback (never reported as proven).
 pub const MATE_BOUND: i32 = MATE - 1000;
+
+/// The variants: their ends from shakmaty's rules, their evaluation from
+/// [`crate::variant::eval`].
+impl AlphaBeta for VariantPosition {
+    fn end_for_mover(&self, moves: &MoveList) -> Option<i32> {
+        let turn = self.turn();
+        match self.standing(moves, turn) {
+            Standing::Won => Some(1),
+            Standing::Over if self.standing(moves, !turn) == Standing::Won => Some(-1),
+            Standing::Over => Some(0),
+            Standing::Open => None,
+        }
+    }
+
+    /// In antichess a pending capture must be played: every legal move is one.
+    fn must_move(&self, moves: &MoveList) -> bool {
+        match self {
+            VariantPosition::Antichess(_) => moves.iter().any(|m| m.is_capture()),
+            _ => self.is_check(),
+        }
+    }
+
+    fn quiescence_checks(&self) -> bool {
+        matches!(self, VariantPosition::ThreeCheck(_))
+    }
+
+    fn futility_step(&self) -> Option<i32> {
+        (!matches!(self, VariantPosition::ThreeCheck(_))).then_some(90)
+    }
+
+    fn material_edge(&self) -> i32 {
+        match self {
+            VariantPosition::Antichess(_) => 0,
+            _ => material(self, self.turn()) - material(self, !self.turn()),
+        }
+    }
+
+    /// No pass in antichess, whose forced captures make zugzwang the rule.
+    fn passed(&self) -> Option<VariantPosition> {
+        if matches!(self, VariantPosition::Antichess(_)) || self.material_edge() < 0 {
+            return None;
+        }
+        self.clone().swap_turn().ok()
+    }
+}
 
 /// Whether the side to move has a piece besides king and pawns.
 fn has_piece(pos: &Chess) -> bool {
@@ -256,47 +375,60 @@ impl Fallback<'_> {
     /// The quiescence search: stand pat and captures (and promotions), or every evasion
     /// in check. Out of check the legal moves are generated in full only when
     /// [`needs_full_moves`] says so.
-    fn quiesce(&mut self, pos: &Chess, alpha: i32, beta: i32, ply: i32) -> i32 {
-        let mut moves = (pos.is_check() || needs_full_moves(pos)).then(|| pos.legal_moves());
-        self.quiesce_with(pos, moves.as_mut(), alpha, beta, ply)
+    fn quiesce<G: AlphaBeta>(&mut self, pos: &G, alpha: i32, beta: i32, ply: i32, checks: bool) -> i32 {
+        match pos.leaf_captures() {
+            Some(mut captures) => self.quiesce_with(pos, None, Some(&mut captures), alpha, beta, ply, checks),
+            None => self.quiesce_with(pos, Some(&mut pos.legal_moves()), None, alpha, beta, ply, checks),
+        }
     }
 
-    /// [`Fallback::quiesce`] with the position's legal moves when they are generated
-    /// (None only out of check where [`needs_full_moves`] is false: the captures then
-    /// come from [`captures`]). The list is borrowed, not moved: a move list is a few
+    /// [`Fallback::quiesce`] with either the position's legal moves or, where the game's
+    /// [`AlphaBeta::leaf_captures`] gave them, only its captures; with `checks`, quiet
+    /// checks are searched too (the game's [`AlphaBeta::quiescence_checks`], at the first
+    /// ply of the quiescence). The lists are borrowed, not moved: a move list is a few
     /// kilobytes, and copying one at every leaf showed in profiles.
-    fn quiesce_with(&mut self, pos: &Chess, moves: Option<&mut MoveList>, mut alpha: i32, beta: i32, ply: i32) -> i32 {
-        if moves.as_deref().is_some_and(MoveList::is_empty) {
-            return if pos.is_check() { -MATE + ply } else { 0 };
+    #[allow(clippy::too_many_arguments)]
+    fn quiesce_with<G: AlphaBeta>(
+        &mut self,
+        pos: &G,
+        moves: Option<&mut MoveList>,
+        captures: Option<&mut MoveList>,
+        mut alpha: i32,
+        beta: i32,
+        ply: i32,
+        checks: bool,
+    ) -> i32 {
+        if let Some(end) = moves.as_deref().and_then(|m| pos.end_for_mover(m)) {
+            return end_score(end, ply);
         }
-        // In check, every evasion is searched and standing pat is no option: a check at
-        // the horizon that skewers or forks (a rook check that wins the queen next move)
-        // is seen.
-        let in_check = pos.is_check() && ply <= 60;
-        let stand = evaluate(pos);
+        // In check (in antichess, with a capture pending), every move is searched and
+        // standing pat is no option: a check at the horizon that skewers or forks (a rook
+        // check that wins the queen next move) is seen.
+        let in_check = moves.as_deref().is_some_and(|m| pos.must_move(m)) && ply <= 60;
+        let stand = pos.evaluate();
         if (!in_check && (stand >= beta || ply > 60)) || self.time_up() {
             return stand;
         }
         if !in_check {
             alpha = alpha.max(stand);
         }
-        let mut generated;
-        let searched = match moves {
-            Some(moves) => {
-                moves.retain(|m| in_check || m.is_capture() || m.is_promotion());
+        let searched = match (moves, captures) {
+            (Some(moves), _) => {
+                moves.retain(|m| in_check || checks || m.is_capture() || m.is_promotion());
                 moves
             }
-            None => {
-                generated = captures(pos);
-                &mut generated
-            }
+            (None, Some(captures)) => captures,
+            (None, None) => return stand,
         };
         sort_moves(searched, |m| -(m.capture().map_or(0, piece_value) * 10 - piece_value(m.role()) / 10));
         let mut best = if in_check { -MATE + ply } else { alpha };
         for &m in searched.iter() {
             let mut after = pos.clone();
             after.play_unchecked(m);
-            let score = -self.quiesce(&after, -beta, -alpha, ply + 1);
+            if checks && !in_check && !m.is_capture() && !m.is_promotion() && !after.is_check() {
+                continue;
+            }
+            let score = -self.quiesce(&after, -beta, -alpha, ply + 1, false);
             if score >= beta {
                 return score;
             }
@@ -347,25 +479,37 @@ impl Fallback<'_> {
     /// variation or in check, and never for the side behind in material, whose passes
     /// would hide the zugzwangs the winning side needs (K+Q v K+R). `eval` is the node's
     /// static evaluation, None on the principal variation and in check.
-    fn null_move(&mut self, pos: &Chess, eval: Option<i32>, depth: u32, beta: i32, ply: usize) -> Option<i32> {
+    fn null_move<G: AlphaBeta>(
+        &mut self,
+        pos: &G,
+        eval: Option<i32>,
+        depth: u32,
+        beta: i32,
+        ply: usize,
+    ) -> Option<i32> {
         let eval = eval?;
         if depth < 3 || ply == 0 || self.last_null == Some(ply - 1) || beta.abs() > MATE_BOUND {
-            return None;
-        }
-        if !has_piece(pos) || material_edge(pos, pos.turn()) < 0 {
             return None;
         }
         if eval < beta {
             return None;
         }
-        let passed = Node::new(pos.clone().swap_turn().ok()?);
+        let passed = Node::new(pos.passed()?);
         let saved = self.last_null.replace(ply);
         let score = -self.search(&passed, depth - 3 - depth / 6, -beta, -beta + 1, ply + 1, false);
         self.last_null = saved;
         (score >= beta && !self.out_of_time).then_some(beta)
     }
 
-    fn search(&mut self, node: &Node, depth: u32, mut alpha: i32, beta: i32, ply: usize, on_pv: bool) -> i32 {
+    fn search<G: AlphaBeta>(
+        &mut self,
+        node: &Node<G>,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        on_pv: bool,
+    ) -> i32 {
         let p = ply as i32;
         let pos = &node.pos;
         if self.pv.len() <= ply {
@@ -381,11 +525,15 @@ impl Fallback<'_> {
         if depth == 0 && !in_check {
             // A leaf out of check: no mate here, and the quiescence generates only what
             // it needs.
-            return if pos.halfmoves() >= FIFTY_MOVES { 0 } else { self.quiesce(pos, alpha, beta, p) };
+            return if pos.halfmoves() >= FIFTY_MOVES {
+                0
+            } else {
+                self.quiesce(pos, alpha, beta, p, pos.quiescence_checks())
+            };
         }
         let mut moves = pos.legal_moves();
-        if moves.is_empty() {
-            return if in_check { -MATE + p } else { 0 };
+        if let Some(end) = pos.end_for_mover(&moves) {
+            return end_score(end, p);
         }
         if pos.halfmoves() >= FIFTY_MOVES {
             return 0;
@@ -396,7 +544,7 @@ impl Fallback<'_> {
         let forced = in_check && moves.len() <= 2;
         let depth = if forced && ply < 2 * DEFAULT_FALLBACK_DEPTH as usize { depth + 1 } else { depth };
         if depth == 0 {
-            return self.quiesce_with(pos, Some(&mut moves), alpha, beta, p);
+            return self.quiesce_with(pos, Some(&mut moves), None, alpha, beta, p, pos.quiescence_checks());
         }
         if self.time_up() {
             return alpha;
@@ -415,13 +563,14 @@ impl Fallback<'_> {
         }
         // The static evaluation, once, where reverse futility and the null move may use
         // it: off the principal variation and out of check.
-        let eval = (!in_check && !on_pv).then(|| evaluate(pos));
+        let eval = (!in_check && !on_pv).then(|| pos.evaluate());
         // Reverse futility: such a node whose evaluation stands far enough above beta is
         // cut without a search.
         if let Some(eval) = eval
+            && let Some(step) = pos.futility_step()
             && depth <= 5
             && beta.abs() < MATE_BOUND
-            && eval - 90 * depth as i32 >= beta
+            && eval - step * depth as i32 >= beta
         {
             return eval;
         }
@@ -433,7 +582,7 @@ impl Fallback<'_> {
         // Late quiet moves near the leaves are pruned only for a side not behind in
         // material: the side behind is the one whose late quiet moves hold its draws
         // (the move that repeats a position, the rook that leaves its king).
-        let may_prune = !on_pv && depth <= 4 && material_edge(pos, pos.turn()) >= 0;
+        let may_prune = !on_pv && depth <= 4 && pos.material_edge() >= 0;
         let first = if on_pv { self.prev_pv.get(ply).copied() } else { None };
         self.order(&mut moves, ply, first, stored.map_or(MoveCode::NONE, |s| s.best), pos.turn());
         let alpha_in = alpha;
@@ -449,7 +598,9 @@ impl Fallback<'_> {
                 -self.search(&after, depth - 1, -beta, -alpha, ply + 1, child_on_pv)
             } else {
                 let quiet = !m.is_capture() && !m.is_promotion() && !in_check && !after.pos.is_check();
-                if quiet && may_prune && i as u32 >= 3 + depth * depth {
+                // Pruned only once a searched move escapes a mate: a node whose pruned
+                // moves were its only defence would score as a mate it is not.
+                if quiet && may_prune && i as u32 >= 3 + depth * depth && best > -MATE_BOUND {
                     continue;
                 }
                 let reduction =
@@ -506,6 +657,12 @@ impl Fallback<'_> {
     }
 }
 
+/// The score of a game that ended `ply` plies below the root, from the side to move's
+/// view: `end` is 1 won, -1 lost, 0 drawn.
+fn end_score(end: i32, ply: i32) -> i32 {
+    end * (MATE - ply)
+}
+
 /// How many plies a late quiet move is searched shallower: about ln(depth) ln(index) / 2.
 fn late_move_reduction(depth: u32, index: usize) -> u32 {
     let r = 0.5 + (depth as f64).ln() * (index as f64).ln() / 2.0;
@@ -525,8 +682,8 @@ const FIRST_PASS_NODES: u64 = 20_000;
 /// oldest first, since the last pawn move or capture): repeating one scores as a draw.
 /// `allowed`, when not empty, restricts the root moves. None only when there is no legal
 /// (allowed) move.
-pub fn choose_move(
-    pos: &Chess,
+pub fn choose_move<G: AlphaBeta>(
+    pos: &G,
     allowed: &[Move],
     history: &[u64],
     time: Duration,
@@ -626,6 +783,8 @@ pub fn choose_move(
 mod tests {
     use super::*;
     use crate::chess::position::{parse_fen, uci};
+    use crate::variant::game::{VARIANT_NAMES, parse_variant_fen, variant_named};
+    use shakmaty::variant::Variant;
 
     fn best(fen: &str, history: &[u64], ms: u64, depth: u32) -> String {
         let pos = parse_fen(fen).unwrap();
@@ -840,5 +999,52 @@ mod tests {
         after.play_unchecked(c.best);
         let push = |p: &Chess| crate::knowledge::eval::mop_up(p, Color::White, 500);
         assert!(push(&after) >= push(&pos) - 30, "{} lets the king escape", uci(c.best));
+    }
+
+    /// The variants' fallback, at a fixed depth with a generous clock.
+    fn choose_in(pos: &VariantPosition, history: &[u64], ms: u64, depth: u32) -> Choice {
+        choose_move(pos, &[], history, Duration::from_millis(ms), depth, None, None).unwrap()
+    }
+
+    #[test]
+    fn every_variant_gets_a_legal_move_from_its_start() {
+        for variant in VARIANT_NAMES.map(|name| variant_named(name).unwrap()) {
+            let pos = VariantPosition::new(variant);
+            let c = choose_in(&pos, &[], 200, 3);
+            assert!(pos.is_legal(c.best), "{variant:?}");
+        }
+    }
+
+    #[test]
+    fn the_fallback_takes_a_win_in_one_and_gives_men_away_in_antichess() {
+        let koth = parse_variant_fen(Variant::KingOfTheHill, "7k/8/8/8/8/2K5/8/8 w - - 0 1").unwrap();
+        let c = choose_in(&koth, &[], 5000, 2);
+        assert_eq!(c.best.to(), shakmaty::Square::D4);
+        // Antichess: White's rook can be taken on a1 or c1 only.
+        let anti = parse_variant_fen(Variant::Antichess, "8/8/8/8/8/8/1p6/7R w - - 0 1").unwrap();
+        let c = choose_in(&anti, &[], 5000, 3);
+        assert!([shakmaty::Square::A1, shakmaty::Square::C1].contains(&c.best.to()), "{c:?}");
+    }
+
+    #[test]
+    fn a_winning_side_does_not_repeat_the_game_in_a_variant() {
+        // Crazyhouse K+Q v K: whatever the fallback plays, put the position after it into
+        // the game's history; asked again, it must find another move that still wins.
+        let pos = parse_variant_fen(Variant::Crazyhouse, "4k3/8/8/8/8/8/8/3QK3[] w - - 6 20").unwrap();
+        let first = choose_in(&pos, &[], 10_000, 3);
+        let mut after = pos.clone();
+        after.play_unchecked(first.best);
+        let again = choose_in(&pos, &[crate::chess::node::Node::new(after).hash], 10_000, 3);
+        assert_ne!(again.best, first.best, "repeats a game position");
+        assert!(again.score > 500, "{again:?}");
+    }
+
+    #[test]
+    fn three_check_sees_the_third_check_at_the_horizon() {
+        // White has given two checks; Bb5+ is the third, and one ply deep only the
+        // quiescence's checks see that it wins.
+        let pos = parse_variant_fen(Variant::ThreeCheck, "4k3/8/8/8/8/3B4/8/4K3 w - - 1+3 0 1").unwrap();
+        let c = choose_in(&pos, &[], 10_000, 1);
+        assert!(c.score > MATE_BOUND, "{c:?}");
     }
 }

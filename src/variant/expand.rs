@@ -38,7 +38,7 @@ impl Expand for VariantPosition {
     }
 
     fn evaluate(&self) -> i32 {
-        crate::variant::fallback::evaluate(self)
+        crate::variant::eval::evaluate(self)
     }
 
     /// A node's children with their first values, or its value when it is decided

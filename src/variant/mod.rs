@@ -6,11 +6,11 @@
 //! variant scores it. A variant is rules and knowledge, never a second search: [`game`]
 //! reads positions and implements the rules' trait ([`crate::chess::game::Game`]),
 //! `expand` the core's expansion ([`crate::dfpn::expand::Expand`]) with the variant's
-//! first numbers (`knowledge::variants`), and the one prover does the rest. [`fallback`]
-//! plays a legal, sensible move when nothing is proven.
+//! first numbers (`knowledge::variants`), and the one prover does the rest. [`eval`]
+//! is the evaluation the one fallback search (`crate::fallback`) plays by.
 
+pub(crate) mod eval;
 pub(crate) mod expand;
-pub(crate) mod fallback;
 pub mod game;
 
 pub use game::{VARIANT_NAMES, parse_variant_fen, variant_named};
