@@ -91,13 +91,17 @@ pub fn evaluate(pos: &VariantPosition) -> i32 {
 mod tests {
     use super::*;
     use crate::variant::game::parse_variant_fen;
+
+    fn eval(variant: Variant, fen: &str) -> i32 {
+        evaluate(&parse_variant_fen(variant, fen).unwrap())
+    }
+
     #[test]
     fn three_check_values_the_checks_a_side_has_given() {
         // White to move has given two checks (one left to give): far better for White
         // than the same board where Black has given them.
-        let eval = |fen| evaluate(&parse_variant_fen(Variant::ThreeCheck, fen).unwrap());
-        let white_gave = eval("4k3/pppp4/8/8/8/8/5PPP/6K1 w - - 1+3 0 1");
-        let black_gave = eval("4k3/pppp4/8/8/8/8/5PPP/6K1 w - - 3+1 0 1");
+        let white_gave = eval(Variant::ThreeCheck, "4k3/pppp4/8/8/8/8/5PPP/6K1 w - - 1+3 0 1");
+        let black_gave = eval(Variant::ThreeCheck, "4k3/pppp4/8/8/8/8/5PPP/6K1 w - - 3+1 0 1");
         assert!(white_gave > black_gave + 1000, "{white_gave} vs {black_gave}");
     }
 
@@ -105,9 +109,8 @@ mod tests {
     fn crazyhouse_fears_drops_beside_a_bare_king() {
         // The same men, Black with a queen in hand: White's king with its pawn shield is
         // safer than the one in the open.
-        let eval = |fen| evaluate(&parse_variant_fen(Variant::Crazyhouse, fen).unwrap());
-        let sheltered = eval("4k3/pppp4/8/8/8/8/5PPP/6K1[q] w - - 0 1");
-        let open = eval("4k3/pppp4/8/8/4K3/8/5PPP/8[q] w - - 0 1");
+        let sheltered = eval(Variant::Crazyhouse, "4k3/pppp4/8/8/8/8/5PPP/6K1[q] w - - 0 1");
+        let open = eval(Variant::Crazyhouse, "4k3/pppp4/8/8/4K3/8/5PPP/8[q] w - - 0 1");
         assert!(sheltered > open + 50, "{sheltered} vs {open}");
     }
 }
