@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::{Chess, Color, Move, Position};
 
-use crate::chess::game::Standing;
 use crate::chess::movecode::MoveCode;
 use crate::chess::position::{parse_fen, play_moves};
 use crate::dfpn::expand::Expand;
@@ -46,9 +45,9 @@ const READY_WAIT: Duration = Duration::from_millis(100);
 const FALLBACK_AFTER_STOP: Duration = Duration::from_millis(15);
 
 /// The prover's share of a clock game's move time, in every game; the fallback gets the
-/// rest when no mate is proven. The prover runs first every move, so a mate it proves in its share
-/// is played; in a won ending without a near mate (K+Q v K+R) the fallback's depth
-/// decides whether the game is won before the 50-move rule (docs/design.md).
+/// rest when no mate is proven. The prover runs first every move, so a mate it proves in
+/// its share is played; in a won ending without a near mate (K+Q v K+R) the fallback's
+/// depth decides whether the game is won before the 50-move rule (docs/design.md).
 const CLOCK_PROVER_SHARE: f64 = 0.4;
 
 /// How often a running search reports its progress (nodes, bound, time).
@@ -767,8 +766,8 @@ impl Job {
     ) -> (Option<Move>, Option<Move>) {
         let started = Instant::now();
         let moves = pos.legal_moves();
-        if pos.standing(&moves, pos.turn()) != Standing::Open {
-            let checkmated = pos.standing(&moves, !pos.turn()) == Standing::Won;
+        if let Some(end) = pos.end_for_mover(&moves) {
+            let checkmated = end < 0;
             (self.sink)(EngineEvent::RootTerminal { checkmated });
             self.wait_if_required();
             return (None, None);

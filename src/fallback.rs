@@ -24,7 +24,6 @@ use rustc_hash::FxHashSet;
 use shakmaty::variant::VariantPosition;
 use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role};
 
-use crate::chess::game::{Game, Standing};
 use crate::chess::movecode::MoveCode;
 use crate::chess::node::Node;
 use crate::chess::rules::FIFTY_MOVES;
@@ -34,13 +33,11 @@ use crate::knowledge::{material_edge, piece_value};
 use crate::limits::DEFAULT_FALLBACK_DEPTH;
 use crate::variant::eval::material;
 
+/// The reverse futility margin per ply of depth, where a game allows one.
+const FUTILITY_STEP: i32 = 90;
+
 /// What the fallback's alpha-beta needs from a game beyond the prover's rules.
 pub trait AlphaBeta: Expand {
-    /// How the game ends here for the side to move, given its legal `moves`: Some(1) won,
-    /// Some(-1) lost, Some(0) drawn, None while it goes on (the rules' ends only; the
-    /// 50-move rule and repetitions are the search's).
-    fn end_for_mover(&self, moves: &MoveList) -> Option<i32>;
-
     /// A leaf's captures, when the leaf needs no full list of legal moves (it is taken to
     /// go on, and to be free to stand pat); None where every legal move must be generated.
     #[inline]
@@ -66,7 +63,7 @@ pub trait AlphaBeta: Expand {
     /// safe (three-check, where a check swings more than a queen).
     #[inline]
     fn futility_step(&self) -> Option<i32> {
-        Some(90)
+        Some(FUTILITY_STEP)
     }
 
     /// The side to move's material edge in centipawns: the side behind is the one whose
@@ -79,11 +76,6 @@ pub trait AlphaBeta: Expand {
 }
 
 impl AlphaBeta for Chess {
-    #[inline]
-    fn end_for_mover(&self, moves: &MoveList) -> Option<i32> {
-        moves.is_empty().then(|| if self.is_check() { -1 } else { 0 })
-    }
-
     #[inline]
     fn leaf_captures(&self) -> Option<MoveList> {
         (!self.is_check() && !needs_full_moves(self)).then(|| captures(self))
@@ -108,19 +100,8 @@ const MATE: i32 = 100_000;
 /// Scores beyond this are mates found by the fallback (never reported as proven).
 pub const MATE_BOUND: i32 = MATE - 1000;
 
-/// The variants: their ends from shakmaty's rules, their evaluation from
-/// [`crate::variant::eval`].
+/// The variants, whose evaluation is [`crate::variant::eval`]'s.
 impl AlphaBeta for VariantPosition {
-    fn end_for_mover(&self, moves: &MoveList) -> Option<i32> {
-        let turn = self.turn();
-        match self.standing(moves, turn) {
-            Standing::Won => Some(1),
-            Standing::Over if self.standing(moves, !turn) == Standing::Won => Some(-1),
-            Standing::Over => Some(0),
-            Standing::Open => None,
-        }
-    }
-
     /// In antichess a pending capture must be played: every legal move is one.
     fn must_move(&self, moves: &MoveList) -> bool {
         match self {
@@ -134,7 +115,7 @@ impl AlphaBeta for VariantPosition {
     }
 
     fn futility_step(&self) -> Option<i32> {
-        (!matches!(self, VariantPosition::ThreeCheck(_))).then_some(90)
+        (!matches!(self, VariantPosition::ThreeCheck(_))).then_some(FUTILITY_STEP)
     }
 
     fn material_edge(&self) -> i32 {
@@ -373,38 +354,37 @@ impl Fallback<'_> {
     }
 
     /// The quiescence search: stand pat and captures (and promotions), or every evasion
-    /// in check. Out of check the legal moves are generated in full only when
-    /// [`needs_full_moves`] says so.
+    /// in check. The legal moves are generated in full only where the game's
+    /// [`AlphaBeta::leaf_captures`] gives none (chess: [`needs_full_moves`]); `checks` as
+    /// in [`Listed::Legal`].
     fn quiesce<G: AlphaBeta>(&mut self, pos: &G, alpha: i32, beta: i32, ply: i32, checks: bool) -> i32 {
         match pos.leaf_captures() {
-            Some(mut captures) => self.quiesce_with(pos, None, Some(&mut captures), alpha, beta, ply, checks),
-            None => self.quiesce_with(pos, Some(&mut pos.legal_moves()), None, alpha, beta, ply, checks),
+            Some(mut captures) => self.quiesce_with(pos, &mut captures, Listed::Captures, alpha, beta, ply),
+            None => self.quiesce_with(pos, &mut pos.legal_moves(), Listed::Legal { checks }, alpha, beta, ply),
         }
     }
 
-    /// [`Fallback::quiesce`] with either the position's legal moves or, where the game's
-    /// [`AlphaBeta::leaf_captures`] gave them, only its captures; with `checks`, quiet
-    /// checks are searched too (the game's [`AlphaBeta::quiescence_checks`], at the first
-    /// ply of the quiescence). The lists are borrowed, not moved: a move list is a few
-    /// kilobytes, and copying one at every leaf showed in profiles.
-    #[allow(clippy::too_many_arguments)]
+    /// [`Fallback::quiesce`] with `moves`, which hold what `listed` says. The list is
+    /// borrowed, not moved: a move list is a few kilobytes, and copying one at every leaf
+    /// showed in profiles.
     fn quiesce_with<G: AlphaBeta>(
         &mut self,
         pos: &G,
-        moves: Option<&mut MoveList>,
-        captures: Option<&mut MoveList>,
+        moves: &mut MoveList,
+        listed: Listed,
         mut alpha: i32,
         beta: i32,
         ply: i32,
-        checks: bool,
     ) -> i32 {
-        if let Some(end) = moves.as_deref().and_then(|m| pos.end_for_mover(m)) {
+        let legal = listed != Listed::Captures;
+        let checks = listed == Listed::Legal { checks: true };
+        if let Some(end) = pos.end_for_mover(moves).filter(|_| legal) {
             return end_score(end, ply);
         }
         // In check (in antichess, with a capture pending), every move is searched and
         // standing pat is no option: a check at the horizon that skewers or forks (a rook
         // check that wins the queen next move) is seen.
-        let in_check = moves.as_deref().is_some_and(|m| pos.must_move(m)) && ply <= 60;
+        let in_check = legal && pos.must_move(moves) && ply <= 60;
         let stand = pos.evaluate();
         if (!in_check && (stand >= beta || ply > 60)) || self.time_up() {
             return stand;
@@ -412,17 +392,12 @@ impl Fallback<'_> {
         if !in_check {
             alpha = alpha.max(stand);
         }
-        let searched = match (moves, captures) {
-            (Some(moves), _) => {
-                moves.retain(|m| in_check || checks || m.is_capture() || m.is_promotion());
-                moves
-            }
-            (None, Some(captures)) => captures,
-            (None, None) => return stand,
-        };
-        sort_moves(searched, |m| -(m.capture().map_or(0, piece_value) * 10 - piece_value(m.role()) / 10));
+        if legal {
+            moves.retain(|m| in_check || checks || m.is_capture() || m.is_promotion());
+        }
+        sort_moves(moves, |m| -(m.capture().map_or(0, piece_value) * 10 - piece_value(m.role()) / 10));
         let mut best = if in_check { -MATE + ply } else { alpha };
-        for &m in searched.iter() {
+        for &m in moves.iter() {
             let mut after = pos.clone();
             after.play_unchecked(m);
             if checks && !in_check && !m.is_capture() && !m.is_promotion() && !after.is_check() {
@@ -544,7 +519,8 @@ impl Fallback<'_> {
         let forced = in_check && moves.len() <= 2;
         let depth = if forced && ply < 2 * DEFAULT_FALLBACK_DEPTH as usize { depth + 1 } else { depth };
         if depth == 0 {
-            return self.quiesce_with(pos, Some(&mut moves), None, alpha, beta, p, pos.quiescence_checks());
+            let listed = Listed::Legal { checks: pos.quiescence_checks() };
+            return self.quiesce_with(pos, &mut moves, listed, alpha, beta, p);
         }
         if self.time_up() {
             return alpha;
@@ -655,6 +631,17 @@ impl Fallback<'_> {
         }
         best
     }
+}
+
+/// What a quiescence node's move list holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Listed {
+    /// Only the captures of the game's [`AlphaBeta::leaf_captures`]: the node is taken to
+    /// go on, and to be free to stand pat.
+    Captures,
+    /// Every legal move; with `checks`, quiet checks are searched beside the captures
+    /// (the game's [`AlphaBeta::quiescence_checks`], at the quiescence's first ply).
+    Legal { checks: bool },
 }
 
 /// The score of a game that ended `ply` plies below the root, from the side to move's

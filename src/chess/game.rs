@@ -115,6 +115,19 @@ pub trait Game: Position + Clone + Debug + Send + Sync + 'static {
         drawn || self.has_insufficient_material(attacker)
     }
 
+    /// How the game has ended for the side to move, given its legal `moves`, by the
+    /// game's own ends: Some(1) won, Some(-1) lost, Some(0) drawn, None while it goes on.
+    #[inline]
+    fn end_for_mover(&self, moves: &MoveList) -> Option<i32> {
+        let turn = self.turn();
+        match self.standing(moves, turn) {
+            Standing::Won => Some(1),
+            Standing::Over if self.standing(moves, !turn) == Standing::Won => Some(-1),
+            Standing::Over => Some(0),
+            Standing::Open => None,
+        }
+    }
+
     /// [`Game::standing`] with the rules' draws counted as over.
     #[inline]
     fn rule_end(&self, moves: &MoveList, attacker: Color) -> Standing {

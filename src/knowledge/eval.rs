@@ -3,7 +3,7 @@
 //! the edge, to a corner of the bishop's colour with bishop and knight, score K+Q v K+R
 //! by its fitted model). Centipawns; never a claim.
 
-use shakmaty::{Bitboard, Chess, Color, Position, Role, Square};
+use shakmaty::{Bitboard, Board, Chess, Color, Position, Role, Square};
 
 use crate::knowledge::progress::edge_distance;
 use crate::knowledge::queen_rook::{self, QueenRook};
@@ -120,16 +120,15 @@ pub(crate) fn material_edge(pos: &Chess, color: Color) -> i32 {
     pos.board().iter().map(|(_, p)| if p.color == color { piece_value(p.role) } else { -piece_value(p.role) }).sum()
 }
 
-/// How many moves the side to move has, counted cheaply for the evaluation: its pieces'
+/// How many moves `side` has on `board`, counted cheaply for the evaluation: its pieces'
 /// attacks on squares it does not hold (pins and the king's safety ignored) and its
 /// pawns' single pushes. Legal moves are generated only where they are searched.
-fn mobility(pos: &Chess) -> i32 {
-    let board = pos.board();
-    let ours = board.by_color(pos.turn());
+pub(crate) fn mobility(board: &Board, side: Color) -> i32 {
+    let ours = board.by_color(side);
     let pieces: u32 =
         (ours & !board.pawns()).into_iter().map(|sq| (board.attacks_from(sq) & !ours).count() as u32).sum();
     let pawns = board.pawns() & ours;
-    let pushes = pawns.shift(if pos.turn() == Color::White { 8 } else { -8 }) & !board.occupied();
+    let pushes = pawns.shift(if side == Color::White { 8 } else { -8 }) & !board.occupied();
     (pieces + pushes.count() as u32) as i32
 }
 
@@ -140,7 +139,7 @@ pub(crate) fn evaluate(pos: &Chess) -> i32 {
     if pos.turn() == Color::Black {
         score = -score;
     }
-    score + 2 * mobility(pos)
+    score + 2 * mobility(pos.board(), pos.turn())
 }
 
 #[cfg(test)]

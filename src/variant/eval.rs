@@ -7,6 +7,8 @@
 use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::{Bitboard, Color, Position, Role};
 
+use crate::knowledge::eval::mobility;
+
 /// A man's value in centipawns (the king's is not counted).
 fn value(role: Role) -> i32 {
     match role {
@@ -25,17 +27,6 @@ pub(crate) fn material(pos: &VariantPosition, side: Color) -> i32 {
     let on_board: i32 = Role::ALL.iter().map(|&r| value(r) * (board.by_piece(r.of(side))).count() as i32).sum();
     let in_hand = pos.pockets().map_or(0, |p| Role::ALL.iter().map(|&r| value(r) * i32::from(p[side][r])).sum());
     on_board + in_hand
-}
-
-/// How many moves `side` has, counted cheaply: its pieces' attacks on squares it does
-/// not hold and its pawns' single pushes (as chess's evaluation counts them).
-fn mobility(pos: &VariantPosition, side: Color) -> i32 {
-    let board = pos.board();
-    let ours = board.by_color(side);
-    let pieces: u32 =
-        (ours & !board.pawns()).into_iter().map(|sq| (board.attacks_from(sq) & !ours).count() as u32).sum();
-    let pushes = (board.pawns() & ours).shift(if side == Color::White { 8 } else { -8 }) & !board.occupied();
-    (pieces + pushes.count() as u32) as i32
 }
 
 /// The danger to `side`'s king where the enemy can drop men or must only give checks: the
@@ -71,7 +62,7 @@ pub fn evaluate(pos: &VariantPosition) -> i32 {
         // Fewer men is better: each man costs the same, whatever it is.
         Variant::Antichess => -balance(&|side| 100 * board.by_color(side).count() as i32),
         Variant::KingOfTheHill => {
-            balance(&|side| material(pos, side) + 2 * mobility(pos, side) - 60 * king_steps(side, Bitboard::CENTER))
+            balance(&|side| material(pos, side) + 2 * mobility(board, side) - 60 * king_steps(side, Bitboard::CENTER))
         }
         Variant::RacingKings => balance(&|side| {
             let rank = board.king_of(side).map_or(0, |k| u32::from(k.rank()) as i32);
@@ -80,10 +71,12 @@ pub fn evaluate(pos: &VariantPosition) -> i32 {
         Variant::ThreeCheck => balance(&|side| {
             // shakmaty counts, per side, the checks it has still to give.
             let given = pos.remaining_checks().map_or(0, |r| 3 - i32::from(r[side]));
-            material(pos, side) + 2 * mobility(pos, side) + 400 * given * given - king_danger(pos, side)
+            material(pos, side) + 2 * mobility(board, side) + 400 * given * given - king_danger(pos, side)
         }),
-        Variant::Crazyhouse => balance(&|side| material(pos, side) + 2 * mobility(pos, side) - king_danger(pos, side)),
-        _ => balance(&|side| material(pos, side) + 2 * mobility(pos, side)),
+        Variant::Crazyhouse => {
+            balance(&|side| material(pos, side) + 2 * mobility(board, side) - king_danger(pos, side))
+        }
+        _ => balance(&|side| material(pos, side) + 2 * mobility(board, side)),
     }
 }
 
