@@ -11,6 +11,7 @@ pub mod dfpn;
 pub mod engine;
 pub mod epd;
 pub mod error;
+pub use knowledge::dtm;
 pub(crate) mod fallback;
 pub(crate) mod knowledge;
 pub mod limits;

@@ -359,7 +359,11 @@ pub fn handle(engine: &mut Engine, command: Command, out: &Out) -> bool {
         Command::Go(limits) => {
             let sink_out = Arc::clone(out);
             let style = Style { show_wdl: engine.show_wdl(), chess960: engine.chess960() };
-            let sink: Sink = Arc::new(move |e: EngineEvent| emit(&sink_out, &format_event(&e, style)));
+            let sink: Sink = Arc::new(move |e: EngineEvent| {
+                // Distance-to-mate tables built since the last line, when a build was slow.
+                let built = crate::dtm::store().take_reports().into_iter().map(|r| format!("info string {r}"));
+                emit(&sink_out, &built.chain(format_event(&e, style)).collect::<Vec<_>>())
+            });
             engine.go(limits, sink);
         }
         Command::Stop => engine.stop(),

@@ -232,3 +232,25 @@ fn epd_all_reports_positions_with_more_than_one_key() {
     assert!(out.contains("  6k1/5ppp/8/8/8/8/8/R2QR1K1 w - -  keys: a1a8 #1, e1e8 #1, d1d8 #1\n"), "{out}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Positions of at most four men are decided from their exact distance to mate: the
+/// shortest mate is proven at once, its line replayed to checkmate.
+#[test]
+fn solve_proves_small_endings_exactly() {
+    for (fen, mate, line_start) in [
+        // K+Q v K+R (epd/public/KQvKR1000pv.epd's first position), mate in 7.
+        ("1k2K3/8/8/8/4Q3/2r5/8/8 w - -", "mate in 7 (proven shortest)", "e4e5"),
+        // K+B+N v K, mate in 33 from the far corner's side.
+        ("8/8/8/8/8/8/8/kBNK4 w - - 0 1", "mate in", ""),
+        // The lone king to move: mated in 16 (K+R v K).
+        ("8/8/3k4/8/8/8/8/R3K3 b - - 0 1", "mated in", ""),
+    ] {
+        let (code, out, err) = pnmate(&["solve", fen, "--hash", "16"]);
+        assert_eq!(code, 0, "{fen}: {err}");
+        assert!(out.contains(mate), "{fen}: {out}");
+        let pv = out.lines().find_map(|l| l.strip_prefix("pv")).unwrap_or_default().trim().to_string();
+        assert!(pv.starts_with(line_start), "{fen}: {pv}");
+        let nodes: u64 = out.lines().find_map(|l| l.strip_prefix("nodes")).unwrap().trim().parse().unwrap();
+        assert!(nodes < 5_000, "{fen}: decided from the table, not searched ({nodes} nodes)");
+    }
+}

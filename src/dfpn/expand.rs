@@ -15,12 +15,13 @@ use crate::chess::mate_len::Plies;
 use crate::chess::movecode::MoveCode;
 use crate::chess::movegen::{has_legal_move, legal_moves};
 use crate::chess::node::Node;
-use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, can_claim_fifty, cannot_mate};
+use crate::chess::rules::{AUTOMATIC_DRAW_CLOCK, FIFTY_MOVES, can_claim_fifty, cannot_mate};
 use crate::dfpn::children::{Child, Expansion, MoveClass};
 use crate::dfpn::monitor::Monitor;
 use crate::dfpn::pndn::PnDn;
 use crate::dfpn::tree::{Cycles, RootMoves, Tree};
 use crate::dfpn::value::Value;
+use crate::knowledge::dtm::Dtm;
 use crate::knowledge::tablebase::Tables;
 use crate::knowledge::{CHESS_REACH, Exact, Know, Knowledge, NARROW_QUIET, Narrowing, Reach};
 
@@ -170,6 +171,11 @@ impl Expander<'_, '_, Chess> {
     /// Expands an OR node (attacker to move, `r` plies left, `ply` plies below the search
     /// root) into `children`.
     pub fn or(&mut self, node: &Node, r: Plies, ply: usize, root: RootMoves, children: &mut Vec<Child>) -> Expansion {
+        if root == RootMoves::All
+            && let Some(decided) = self.exactly(node, r, true)
+        {
+            return decided;
+        }
         if r == Plies::new(1) && root == RootMoves::All {
             return self.mate_in_one(node);
         }
@@ -259,6 +265,36 @@ impl Expander<'_, '_, Chess> {
             self.set_aside.below_root |= narrowed && ply == 1;
         }
         Expansion::Open
+    }
+
+    /// Decides `node` (`or`: the attacker to move; `r` plies left) from its exact
+    /// distance to mate, where it has one: a mate within `r` is proven (with the table's
+    /// move at an attacker node), a longer one or none disproven. A mate is proven only
+    /// where neither the 50-move rule nor the game's repetitions can interfere: the
+    /// halfmove clock plus the mate's length at most 100, and no position of the history
+    /// repeated. Elsewhere the node is searched (docs/design.md, "Exact small endings").
+    #[inline]
+    fn exactly(&mut self, node: &Node, r: Plies, or: bool) -> Option<Expansion> {
+        let dtm = self.knowledge.exact(node)?;
+        let plies = match (dtm, or) {
+            (Dtm::Wins(d), true) | (Dtm::Loses(d), false) => d,
+            _ => return Some(Expansion::Decided(Value::disproven(Plies::INFINITE), MoveCode::NONE)),
+        };
+        let plies16 = u16::try_from(plies).ok()?;
+        if plies16 > r.get() {
+            return Some(Expansion::Decided(Value::disproven(Plies::new(plies16)), MoveCode::NONE));
+        }
+        if self.tree.repetitions.is_some() || node.clock() + plies > FIFTY_MOVES {
+            return None;
+        }
+        let best = if or {
+            let m = (node.pos.legal_moves().into_iter())
+                .find(|&m| self.knowledge.exact(&node.play(m)) == Some(Dtm::Loses(plies - 1)))?;
+            MoveCode::of(m)
+        } else {
+            MoveCode::NONE
+        };
+        Some(Expansion::Decided(Value::proven(Plies::new(plies16)), best))
     }
 
     /// Whether the attacker, to move at `node`, cannot mate at any bound whatever its
@@ -371,6 +407,11 @@ impl Expander<'_, '_, Chess> {
                 || all.iter().any(|&m| reps.claims_by_moving_to(node.child_hash(m))))
         {
             return Expansion::Decided(Value::disproven(Plies::INFINITE), MoveCode::NONE);
+        }
+        if root == RootMoves::All
+            && let Some(decided) = self.exactly(node, r, false)
+        {
+            return decided;
         }
         if r <= Plies::new(1) {
             return Expansion::Decided(Value::disproven(r.succ()), MoveCode::NONE);

@@ -1,0 +1,1210 @@
+//! Exact distance to mate (DTM) of every position with at most four men, by retrograde
+//! analysis, built in the process the first time a search meets the material.
+//!
+//! A table holds, for each placement of its men and each side to move, the plies to
+//! mate with best play on both sides (odd: the side to move mates; even: it is mated), or
+//! nothing (a draw: no side can force mate). DTM ignores the 50-move rule and
+//! repetitions; the prover applies those (docs/design.md, "Exact small endings").
+//!
+//! The build works backwards from the mates: a position is lost in n plies once every
+//! move leads to a win of at most n-1, won in n+1 once some move leads to a loss in n.
+//! Moves that capture or promote leave the material for a smaller one, built first and
+//! read as a fixed value. Placements are reduced by the board's symmetries: eight
+//! without pawns (the white king in the a1-d1-d4 triangle), the mirror with pawns (the
+//! white king on files a-d). En passant positions (a double push the opponent can take)
+//! are nodes of their own, kept apart from the placement array. Castling rights are
+//! outside the tables.
+
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use rustc_hash::FxHashMap;
+use shakmaty::attacks::attacks;
+use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, FromSetup, Piece, Position, Role, Square};
+
+/// The most men (kings included) a table holds.
+pub const DTM_MEN: usize = 4;
+
+/// The most memory the kept tables take together: when a build goes beyond it, the
+/// tables used longest ago are dropped (a dropped table is not built again by a search
+/// below its root: see [`Store::table`]).
+pub const BUDGET_BYTES: usize = 48 << 20;
+
+/// A build that takes longer than this is reported (`info string`).
+pub const REPORT_BUILD: Duration = Duration::from_millis(100);
+
+/// One man of a material: its colour and role.
+type Man = (Color, Role);
+
+/// The men of an ending, kings first (white, black), then white's other men and black's,
+/// each by role from the queen down. The side with more (or, if as many, stronger) men
+/// is white: a position of the other colouring is read with its colours swapped.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Material {
+    men: [Man; DTM_MEN],
+    n: usize,
+}
+
+impl Material {
+    /// The material of the non-king men `others`, and whether a position of it is read
+    /// with its colours swapped. None beyond [`DTM_MEN`] men.
+    fn of(others: &[Man]) -> Option<(Material, bool)> {
+        if others.len() + 2 > DTM_MEN {
+            return None;
+        }
+        let side = |c: Color| {
+            let mut roles: Vec<Role> = others.iter().filter(|m| m.0 == c).map(|m| m.1).collect();
+            roles.sort_by(|a, b| b.cmp(a));
+            roles
+        };
+        let (mut white, mut black) = (side(Color::White), side(Color::Black));
+        let flip = (black.len(), &black) > (white.len(), &white);
+        if flip {
+            std::mem::swap(&mut white, &mut black);
+        }
+        let mut men = [
+            (Color::White, Role::King),
+            (Color::Black, Role::King),
+            (Color::White, Role::King),
+            (Color::White, Role::King),
+        ];
+        let mut n = 2;
+        for (c, roles) in [(Color::White, white), (Color::Black, black)] {
+            for r in roles {
+                men[n] = (c, r);
+                n += 1;
+            }
+        }
+        Some((Material { men, n }, flip))
+    }
+
+    /// The material of `board`, and whether it is read with colours swapped.
+    pub fn of_board(board: &Board) -> Option<(Material, bool)> {
+        if board.occupied().count() > DTM_MEN {
+            return None;
+        }
+        let others: Vec<Man> = (board.occupied() & !board.kings())
+            .into_iter()
+            .filter_map(|sq| board.piece_at(sq).map(|p| (p.color, p.role)))
+            .collect();
+        Material::of(&others)
+    }
+
+    /// The material by name, as `KQvKR` (either side first).
+    pub fn named(name: &str) -> Option<Material> {
+        let (w, b) = name.split_once('v')?;
+        let mut others = Vec::new();
+        for (c, s) in [(Color::White, w), (Color::Black, b)] {
+            let mut chars = s.chars();
+            if chars.next()? != 'K' {
+                return None;
+            }
+            for ch in chars {
+                others.push((c, Role::from_char(ch.to_ascii_lowercase())?));
+            }
+        }
+        Material::of(&others).map(|(m, _)| m)
+    }
+
+    /// Its name, as `KQvKR`.
+    pub fn name(&self) -> String {
+        let mut s = String::from("K");
+        for c in [Color::White, Color::Black] {
+            if c == Color::Black {
+                s.push_str("vK");
+            }
+            for &(mc, r) in &self.men[2..self.n] {
+                if mc == c {
+                    s.push(r.upper_char());
+                }
+            }
+        }
+        s
+    }
+
+    fn has_pawns(&self) -> bool {
+        self.men[..self.n].iter().any(|m| m.1 == Role::Pawn)
+    }
+
+    /// The materials a capture or a promotion leads to, each once.
+    fn successors(&self) -> Vec<Material> {
+        let others = &self.men[2..self.n];
+        let mut out = Vec::new();
+        let mut push = |men: Vec<Man>| {
+            if let Some((m, _)) = Material::of(&men)
+                && !out.contains(&m)
+            {
+                out.push(m);
+            }
+        };
+        for i in 0..others.len() {
+            let mut rest = others.to_vec();
+            let (c, r) = rest.remove(i);
+            push(rest.clone());
+            if r == Role::Pawn {
+                for promoted in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+                    let mut p = rest.clone();
+                    p.push((c, promoted));
+                    push(p.clone());
+                    // A promotion that captures.
+                    for (j, man) in rest.iter().enumerate() {
+                        if man.0 != c {
+                            let mut q = p.clone();
+                            q.remove(j);
+                            push(q);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The squares of the a1-d1-d4 triangle in the order of the white king's index without
+/// pawns (255: outside).
+const TRIANGLE: [u8; 64] = {
+    let mut t = [255u8; 64];
+    let mut i = 0;
+    let mut sq = 0;
+    while sq < 64 {
+        let (f, r) = (sq & 7, sq >> 3);
+        if f <= 3 && r <= f {
+            t[sq] = i;
+            i += 1;
+        }
+        sq += 1;
+    }
+    t
+};
+
+/// The triangle's squares by index.
+const TRIANGLE_SQUARES: [u8; 10] = {
+    let mut s = [0u8; 10];
+    let mut sq = 0;
+    while sq < 64 {
+        if TRIANGLE[sq] != 255 {
+            s[TRIANGLE[sq] as usize] = sq as u8;
+        }
+        sq += 1;
+    }
+    s
+};
+
+/// Mirrors a square in the a1-h8 diagonal.
+#[inline]
+fn diagonal(sq: u8) -> u8 {
+    (sq >> 3) | ((sq & 7) << 3)
+}
+
+/// The value code of a position: 0 for a draw (or no legal position), else one more than
+/// the plies to mate (odd plies: the side to move mates; even: it is mated).
+pub type Code = u8;
+
+/// What a value code means for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dtm {
+    /// The side to move mates in this many plies (odd).
+    Wins(u32),
+    /// The side to move is mated in this many plies (even; 0: it is mated now).
+    Loses(u32),
+    /// Neither side can force mate.
+    Draw,
+}
+
+impl Dtm {
+    /// The value a code stands for.
+    pub fn of(code: Code) -> Dtm {
+        match code {
+            0 => Dtm::Draw,
+            c if c % 2 == 0 => Dtm::Wins(u32::from(c) - 1),
+            c => Dtm::Loses(u32::from(c) - 1),
+        }
+    }
+}
+
+/// The value for the mover of a move into a position of value `child` (the opponent to
+/// move there).
+#[inline]
+fn before(child: Code) -> Code {
+    if child == 0 { 0 } else { child + 1 }
+}
+
+/// One ending's values.
+pub struct Table {
+    material: Material,
+    pawnless: bool,
+    /// Each man's number of slots in the index: the white king's 10 (triangle) or 32
+    /// (files a-d), a pawn's 48, any other man's 64.
+    dims: [usize; DTM_MEN],
+    /// Placements; values are at `2 * index + side` (white 0).
+    size: usize,
+    values: Vec<Code>,
+    /// En passant positions, by the key of their placement without the right.
+    ep: FxHashMap<u32, Code>,
+    /// Time the build took.
+    pub built_in: Duration,
+    /// The longest mate found, in plies.
+    pub longest: u32,
+}
+
+/// The squares of a table's men, in its material's order.
+type Squares = [u8; DTM_MEN];
+
+impl Table {
+    fn empty(material: Material) -> Table {
+        let pawnless = !material.has_pawns();
+        let mut dims = [1; DTM_MEN];
+        for (i, &(_, r)) in material.men[..material.n].iter().enumerate() {
+            dims[i] = match (i, r) {
+                (0, _) if pawnless => 10,
+                (0, _) => 32,
+                (_, Role::Pawn) => 48,
+                _ => 64,
+            };
+        }
+        let size = dims.iter().product();
+        Table {
+            material,
+            pawnless,
+            dims,
+            size,
+            values: Vec::new(),
+            ep: FxHashMap::default(),
+            built_in: Duration::ZERO,
+            longest: 0,
+        }
+    }
+
+    /// The material of the table.
+    pub fn material(&self) -> Material {
+        self.material
+    }
+
+    /// Bytes of memory the table takes.
+    pub fn bytes(&self) -> usize {
+        self.values.len() + self.ep.len() * 8
+    }
+
+    /// The placements of the table with either side to move.
+    pub fn positions(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Calls `f` with every position of the table (en passant rights aside, each
+    /// placement once up to symmetry) and its value.
+    pub fn each(&self, mut f: impl FnMut(Chess, Dtm)) {
+        for index in 0..self.size {
+            let s = self.decode(index);
+            if self.canonical(s) != index {
+                continue;
+            }
+            let mut board = Board::empty();
+            for (i, &(color, role)) in self.material.men[..self.material.n].iter().enumerate() {
+                board.set_piece_at(Square::new(s[i].into()), Piece { color, role });
+            }
+            if board.occupied().count() != self.material.n {
+                continue;
+            }
+            for side in [Color::White, Color::Black] {
+                let mut setup = shakmaty::Setup::empty();
+                setup.board = board.clone();
+                setup.turn = side;
+                if let Ok(pos) = Chess::from_setup(setup, shakmaty::CastlingMode::Standard) as Result<Chess, _> {
+                    f(pos, Dtm::of(self.values[key(index, side) as usize]));
+                }
+            }
+        }
+    }
+
+    /// The index of squares `s` in the table's orientation (the white king wherever).
+    #[inline]
+    fn canonical(&self, mut s: Squares) -> usize {
+        let n = self.material.n;
+        if s[0] & 7 > 3 {
+            s[..n].iter_mut().for_each(|x| *x ^= 7);
+        }
+        if !self.pawnless {
+            return self.encode(self.sorted(s));
+        }
+        if s[0] >> 3 > 3 {
+            s[..n].iter_mut().for_each(|x| *x ^= 56);
+        }
+        if s[0] >> 3 > s[0] & 7 {
+            s[..n].iter_mut().for_each(|x| *x = diagonal(*x));
+        }
+        let a = self.encode(self.sorted(s));
+        if s[0] >> 3 == s[0] & 7 {
+            s[..n].iter_mut().for_each(|x| *x = diagonal(*x));
+            a.min(self.encode(self.sorted(s)))
+        } else {
+            a
+        }
+    }
+
+    /// Squares with two men alike in ascending order (they may only be the last two).
+    #[inline]
+    fn sorted(&self, mut s: Squares) -> Squares {
+        if self.material.n == 4 && self.material.men[2] == self.material.men[3] && s[2] > s[3] {
+            s.swap(2, 3);
+        }
+        s
+    }
+
+    #[inline]
+    fn encode(&self, s: Squares) -> usize {
+        let mut index =
+            if self.pawnless { TRIANGLE[s[0] as usize] as usize } else { ((s[0] >> 3) * 4 + (s[0] & 7)) as usize };
+        for (i, &sq) in s.iter().enumerate().take(self.material.n).skip(1) {
+            let slot = if self.material.men[i].1 == Role::Pawn { sq as usize - 8 } else { sq as usize };
+            index = index * self.dims[i] + slot;
+        }
+        index
+    }
+
+    fn decode(&self, mut index: usize) -> Squares {
+        let mut s = [0u8; DTM_MEN];
+        for i in (1..self.material.n).rev() {
+            let (slot, rest) = if self.dims[i] == 64 { (index & 63, index >> 6) } else { (index % 48, index / 48) };
+            index = rest;
+            s[i] = if self.material.men[i].1 == Role::Pawn { slot as u8 + 8 } else { slot as u8 };
+        }
+        s[0] = if self.pawnless { TRIANGLE_SQUARES[index] } else { ((index / 4) * 8 + index % 4) as u8 };
+        s
+    }
+
+    /// The index after man `i` of the canonical placement `s` (index `index`) moves to
+    /// `to`, found from the index alone where no symmetry can change: not the white king,
+    /// not one of two men alike, and without pawns the white king off the diagonal.
+    #[inline]
+    fn shifted(&self, index: usize, s: &Squares, i: usize, to: u8) -> Option<usize> {
+        let alike = self.material.n == 4 && i >= 2 && self.material.men[2] == self.material.men[3];
+        if i == 0 || alike || (self.pawnless && s[0] >> 3 == s[0] & 7) {
+            return None;
+        }
+        let stride: usize = self.dims[i + 1..self.material.n].iter().product();
+        Some((index as isize + (isize::from(to) - isize::from(s[i])) * stride as isize) as usize)
+    }
+
+    /// The index of placement `s` after man `i` of placement `from` (index `index`) moved.
+    #[inline]
+    fn after_move(&self, index: usize, from: &Squares, i: usize, s: Squares) -> usize {
+        self.shifted(index, from, i, s[i]).unwrap_or_else(|| self.canonical(s))
+    }
+
+    /// The value code of the placement `s` (in the material's order) with `side` to move,
+    /// `ep` when an en passant capture is legal.
+    #[inline]
+    fn code(&self, s: Squares, side: Color, ep: bool) -> Code {
+        let key = key(self.canonical(s), side);
+        if ep { self.ep.get(&key).copied().unwrap_or(0) } else { self.values[key as usize] }
+    }
+}
+
+/// The key of placement `index` with `side` to move: white 0, black 1.
+#[inline]
+fn key(index: usize, side: Color) -> u32 {
+    (2 * index + usize::from(side == Color::Black)) as u32
+}
+
+/// A position of a table being built: the men's squares, and which are still on the
+/// board (a capture removes one).
+#[derive(Clone, Copy)]
+struct Placement<'m> {
+    material: &'m Material,
+    s: Squares,
+}
+
+impl Placement<'_> {
+    fn occupied(&self) -> Bitboard {
+        self.s[..self.material.n].iter().fold(Bitboard::EMPTY, |b, &q| b | Bitboard::from(Square::new(q.into())))
+    }
+
+    fn by(&self, c: Color) -> Bitboard {
+        (0..self.material.n)
+            .filter(|&i| self.material.men[i].0 == c)
+            .fold(Bitboard::EMPTY, |b, i| b | Bitboard::from(Square::new(self.s[i].into())))
+    }
+
+    fn king(&self, c: Color) -> u8 {
+        self.s[usize::from(c == Color::Black)]
+    }
+
+    /// Whether men of `by`, other than man `gone`, attack `target` with `occ` occupied.
+    #[inline]
+    fn attacked(&self, target: u8, by: Color, occ: Bitboard, gone: usize) -> bool {
+        (0..self.material.n).any(|i| {
+            let (c, role) = self.material.men[i];
+            i != gone && c == by && hits(role, c, self.s[i], target, occ)
+        })
+    }
+
+    /// Whether the placement is a position with `side` to move: men on distinct squares
+    /// and the other side's king not in check.
+    fn legal(&self, side: Color) -> bool {
+        let n = self.material.n;
+        let occ = self.occupied();
+        occ.count() == n && !self.attacked(self.king(!side), side, occ, usize::MAX)
+    }
+}
+
+/// Whether a `role` of colour `color` on `from` attacks `target` with `occ` occupied:
+/// sliders by their line and the squares between, the others by their tables.
+#[inline]
+fn hits(role: Role, color: Color, from: u8, target: u8, occ: Bitboard) -> bool {
+    let (f, t) = (Square::new(from.into()), Square::new(target.into()));
+    let (df, dr) = ((from & 7).abs_diff(target & 7), (from >> 3).abs_diff(target >> 3));
+    let line = match role {
+        Role::King => return df <= 1 && dr <= 1 && from != target,
+        Role::Knight => return df * dr == 2,
+        Role::Pawn => return shakmaty::attacks::pawn_attacks(color, f).contains(t),
+        Role::Rook => (df == 0) != (dr == 0),
+        Role::Bishop => df == dr && df != 0,
+        Role::Queen => ((df == 0) != (dr == 0)) || (df == dr && df != 0),
+    };
+    line && (shakmaty::attacks::between(f, t) & occ).is_empty()
+}
+
+/// A move of a table being built, as the build needs it.
+enum Step {
+    /// A move that stays in the material, to placement `s` (the ep flag: the opponent
+    /// may take en passant there).
+    Inside(Squares, bool, usize),
+    /// A capture or promotion, whose position has value code `code` for the opponent.
+    Exit(Code),
+}
+
+/// The tables built so far, by material, that a build reads its sub-endings from.
+type Built = FxHashMap<Material, Arc<Table>>;
+
+/// The squares of `men` (any order, colours as on the board) in the order of
+/// `material`, read with colours swapped where `flip` says so.
+fn arrange(material: &Material, flip: bool, men: &[(Man, u8)]) -> Squares {
+    let mut s = [0u8; DTM_MEN];
+    let mut used = [false; DTM_MEN];
+    for (i, &want) in material.men[..material.n].iter().enumerate() {
+        for (j, &((c, r), sq)) in men.iter().enumerate() {
+            let (c, sq) = if flip { (!c, sq ^ 56) } else { (c, sq) };
+            if !used[j] && (c, r) == want {
+                used[j] = true;
+                s[i] = sq;
+                break;
+            }
+        }
+    }
+    s
+}
+
+/// Where each capture or promotion of a material leads: the table, whether it is read
+/// with colours swapped, and which man of the material stands on each of its slots.
+struct Exits {
+    /// By [`Exits::slot`]: the table (None: two kings, or no table), the flip, the men.
+    to: Vec<Option<(Arc<Table>, bool, Squares)>>,
+}
+
+impl Exits {
+    /// The slot of a move that takes man `captured` (if any) and promotes man `pawn` (if
+    /// any) to the `promoted`-th of knight, bishop, rook, queen.
+    #[inline]
+    fn slot(captured: Option<usize>, promotion: Option<(usize, usize)>) -> usize {
+        let c = captured.map_or(0, |c| c + 1);
+        let p = promotion.map_or(0, |(i, r)| 1 + i * 4 + r);
+        c * (1 + DTM_MEN * 4) + p
+    }
+
+    fn new(material: &Material, built: &Built) -> Exits {
+        const PROMOTED: [Role; 4] = [Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
+        let mut to = vec![None; (DTM_MEN + 1) * (1 + DTM_MEN * 4)];
+        let n = material.n;
+        let captures = std::iter::once(None).chain((2..n).map(Some));
+        for captured in captures {
+            let pawns = (0..n).filter(|&i| material.men[i].1 == Role::Pawn && Some(i) != captured);
+            let promotions = std::iter::once(None).chain(pawns.flat_map(|i| (0..4).map(move |r| Some((i, r)))));
+            for promotion in promotions.collect::<Vec<_>>() {
+                if captured.is_none() && promotion.is_none() {
+                    continue;
+                }
+                let men: Vec<(usize, Man)> = (0..n)
+                    .filter(|&i| Some(i) != captured)
+                    .map(|i| match promotion {
+                        Some((p, r)) if p == i => (i, (material.men[i].0, PROMOTED[r])),
+                        _ => (i, material.men[i]),
+                    })
+                    .collect();
+                let others: Vec<Man> = men.iter().map(|m| m.1).filter(|m| m.1 != Role::King).collect();
+                let Some((sub, flip)) = Material::of(&others) else { continue };
+                let Some(table) = built.get(&sub) else { continue };
+                let mut order = [0u8; DTM_MEN];
+                let mut used = [false; DTM_MEN];
+                for (slot, &want) in sub.men[..sub.n].iter().enumerate() {
+                    let found = men
+                        .iter()
+                        .enumerate()
+                        .find(|&(j, &(_, (c, r)))| !used[j] && (if flip { !c } else { c }, r) == want);
+                    let (j, &(i, _)) = found.expect("every man of the smaller material");
+                    used[j] = true;
+                    order[slot] = i as u8;
+                }
+                to[Exits::slot(captured, promotion)] = Some((table.clone(), flip, order));
+            }
+        }
+        Exits { to }
+    }
+
+    /// The value code, for `side` to move, of the position after a capture or promotion:
+    /// the men on `s` (the captured one's square ignored).
+    #[inline]
+    fn code(&self, slot: usize, s: &Squares, side: Color) -> Code {
+        let Some((table, flip, order)) = &self.to[slot] else { return 0 };
+        let mut t = [0u8; DTM_MEN];
+        for i in 0..table.material.n {
+            let sq = s[order[i] as usize];
+            t[i] = if *flip { sq ^ 56 } else { sq };
+        }
+        table.code(t, if *flip { !side } else { side }, false)
+    }
+}
+
+/// The legal moves of placement `p` with `side` to move (`ep`: the last move was the
+/// opponent pawn's double push, so en passant may be legal), passed to `f`.
+fn moves(exits: &Exits, p: &Placement, side: Color, ep: bool, mut f: impl FnMut(Step)) {
+    let m = p.material;
+    let occ = p.occupied();
+    let own = p.by(side);
+    let theirs = occ & !own;
+    let king_index = usize::from(side == Color::Black);
+    let ksq = p.s[king_index];
+    let in_check = p.attacked(ksq, !side, occ, usize::MAX);
+    let up: i8 = if side == Color::White { 8 } else { -8 };
+    // The opponent pawn that just moved two squares, when `ep`.
+    let ep_target = if ep {
+        (0..m.n).find(|&i| m.men[i] == (!side, Role::Pawn) && p.s[i] >> 3 == if side == Color::White { 4 } else { 3 })
+    } else {
+        None
+    };
+    for i in 0..m.n {
+        let (c, role) = m.men[i];
+        if c != side {
+            continue;
+        }
+        let from = p.s[i];
+        let fsq = Square::new(from.into());
+        let piece = Piece { color: side, role };
+        // Targets: a bitboard of ordinary moves, and a pawn's double push.
+        let (targets, double) = if role == Role::Pawn {
+            let one = (from as i8 + up) as u8;
+            let mut t = attacks(fsq, piece, occ) & theirs;
+            let mut double = None;
+            if !occ.contains(Square::new(one.into())) {
+                t |= Bitboard::from(Square::new(one.into()));
+                let two = (one as i8 + up) as u8;
+                let start = if side == Color::White { 1 } else { 6 };
+                if from >> 3 == start && !occ.contains(Square::new(two.into())) {
+                    double = Some(two);
+                }
+            }
+            if let Some(j) = ep_target {
+                let behind = Square::new((p.s[j] as i8 + up) as u32);
+                t |= attacks(fsq, piece, occ) & Bitboard::from(behind);
+            }
+            (t, double)
+        } else {
+            (attacks(fsq, piece, occ) & !own, None)
+        };
+        let aligned = shakmaty::attacks::ray(Square::new(ksq.into()), fsq).any();
+        for (to, is_double) in targets.into_iter().map(|t| (t as u8, false)).chain(double.map(|t| (t, true))) {
+            let tsq = Square::new(to.into());
+            let mut captured = if theirs.contains(tsq) { (2..m.n).find(|&j| p.s[j] == to) } else { None };
+            let is_ep = role == Role::Pawn && captured.is_none() && (to & 7) != (from & 7);
+            if is_ep {
+                captured = ep_target;
+            }
+            let gone = captured.unwrap_or(usize::MAX);
+            let mut after = *p;
+            after.s[i] = to;
+            let mut new_occ = (occ ^ Bitboard::from(fsq)) | Bitboard::from(tsq);
+            if is_ep && let Some(j) = captured {
+                new_occ ^= Bitboard::from(Square::new(p.s[j].into()));
+            }
+            let king = if i == king_index { to } else { ksq };
+            // Only a king move, an evasion, en passant or a move of a man in line with
+            // the king can leave the king in check.
+            let risky = i == king_index || in_check || is_ep || aligned;
+            if risky && after.attacked(king, !side, new_occ, gone) {
+                continue;
+            }
+            let promotes = role == Role::Pawn && (to >> 3 == 7 || to >> 3 == 0);
+            if captured.is_none() && !promotes {
+                f(Step::Inside(after.s, is_double && ep_capture_legal(&after, !side), i));
+            } else if promotes {
+                for r in 0..4 {
+                    f(Step::Exit(exits.code(Exits::slot(captured, Some((i, r))), &after.s, !side)));
+                }
+            } else {
+                f(Step::Exit(exits.code(Exits::slot(captured, None), &after.s, !side)));
+            }
+        }
+    }
+}
+
+/// Whether `side` has a legal en passant capture in `p`, the opponent pawn having just
+/// moved two squares.
+fn ep_capture_legal(p: &Placement, side: Color) -> bool {
+    let m = p.material;
+    let rank = if side == Color::White { 4 } else { 3 };
+    let Some(j) = (0..m.n).find(|&i| m.men[i] == (!side, Role::Pawn) && p.s[i] >> 3 == rank) else { return false };
+    let target = p.s[j];
+    let behind = if side == Color::White { target + 8 } else { target - 8 };
+    let occ = p.occupied();
+    let ksq = p.king(side);
+    (0..m.n).any(|i| {
+        if m.men[i] != (side, Role::Pawn) || p.s[i] >> 3 != rank || (p.s[i] as i8 - target as i8).abs() != 1 {
+            return false;
+        }
+        let new_occ = occ ^ Bitboard::from(Square::new(p.s[i].into())) ^ Bitboard::from(Square::new(target.into()))
+            | Bitboard::from(Square::new(behind.into()));
+        let mut after = *p;
+        after.s[i] = behind;
+        !after.attacked(ksq, !side, new_occ, j)
+    })
+}
+
+/// Lists one node's first state is worked out with, kept for their allocations.
+#[derive(Default)]
+struct Scratch {
+    inside: Vec<(Squares, bool, usize)>,
+    children: Vec<u32>,
+    eps: Vec<u32>,
+}
+
+/// A node's state during a build: no legal position.
+const BROKEN: u8 = 255;
+/// A node's floor during a build: it is never lost (a move draws or wins).
+const NEVER: u8 = 255;
+
+/// A table under construction. Nodes are the placements with each side to move (ids
+/// below `2 * size`), then the en passant positions met, each once.
+struct Builder {
+    table: Table,
+    exits: Exits,
+    values: Vec<Code>,
+    /// Moves that stay in the material and are not yet known to lose (BROKEN: no
+    /// position).
+    count: Vec<u8>,
+    /// The value code of the longest loss by a capture or promotion (NEVER where one
+    /// draws or wins): a node lost inside the material is lost no sooner.
+    floor: Vec<u8>,
+    /// Nodes by the plies of their value, to be spread to their predecessors in order.
+    buckets: Vec<Vec<u32>>,
+    /// En passant nodes by the id of the same placement without the right.
+    ep_ids: FxHashMap<u32, u32>,
+    /// Each en passant node's placement and side to move, from id `2 * size` on.
+    ep_nodes: Vec<(Squares, Color)>,
+}
+
+impl Builder {
+    fn new(material: Material, built: &Built) -> Builder {
+        let table = Table::empty(material);
+        let n = 2 * table.size;
+        Builder {
+            table,
+            exits: Exits::new(&material, built),
+            values: vec![0; n],
+            count: vec![BROKEN; n],
+            floor: vec![0; n],
+            buckets: vec![Vec::new(); 256],
+            ep_ids: FxHashMap::default(),
+            ep_nodes: Vec::new(),
+        }
+    }
+
+    /// The id of the en passant node of placement id `plain`, made if new.
+    fn ep_id(&mut self, plain: u32) -> u32 {
+        if let Some(&id) = self.ep_ids.get(&plain) {
+            return id;
+        }
+        let id = self.values.len() as u32;
+        self.values.push(0);
+        self.count.push(BROKEN);
+        self.floor.push(0);
+        let side = if plain & 1 == 0 { Color::White } else { Color::Black };
+        self.ep_nodes.push((self.table.decode(plain as usize / 2), side));
+        self.ep_ids.insert(plain, id);
+        id
+    }
+
+    /// A node's first state from its moves (count, floor, value code): mated or
+    /// stalemated, the values of its captures and promotions, and how many moves stay in
+    /// the material. The placement keys of its en passant children go to `eps`; `inside`
+    /// and `children` are scratch lists.
+    fn first(&self, index: usize, s: Squares, side: Color, ep: bool, scratch: &mut Scratch) -> (u8, u8, Code) {
+        let material = self.table.material;
+        let p = Placement { material: &material, s };
+        scratch.inside.clear();
+        let (mut win, mut draw, mut loss, mut any) = (0u8, false, 0u8, false);
+        moves(&self.exits, &p, side, ep, |step| {
+            any = true;
+            match step {
+                Step::Inside(s, ep, i) => scratch.inside.push((s, ep, i)),
+                Step::Exit(code) => match before(code) {
+                    0 => draw = true,
+                    v if v % 2 == 0 => win = if win == 0 { v } else { win.min(v) },
+                    v => loss = loss.max(v),
+                },
+            }
+        });
+        if !any {
+            let mated = p.attacked(p.king(side), !side, p.occupied(), usize::MAX);
+            return if mated { (0, 0, 1) } else { (0, NEVER, 0) };
+        }
+        let count = if self.table.pawnless {
+            // Two moves may lead to one placement up to symmetry: counted once, as the
+            // predecessors of a placement are.
+            scratch.children.clear();
+            let t = &self.table;
+            scratch.children.extend(scratch.inside.iter().map(|&(cs, _, i)| t.after_move(index, &s, i, cs) as u32));
+            scratch.children.sort_unstable();
+            scratch.children.dedup();
+            scratch.children.len()
+        } else {
+            for &(cs, ep, i) in &scratch.inside {
+                if ep {
+                    scratch.eps.push(key(self.table.after_move(index, &s, i, cs), !side));
+                }
+            }
+            scratch.inside.len()
+        };
+        let floor = if draw || win > 0 { NEVER } else { loss };
+        let value = if win > 0 {
+            win
+        } else if count == 0 && !draw {
+            loss
+        } else {
+            0
+        };
+        (count as u8, floor, value)
+    }
+
+    /// Sets node `id` to its first state, queued by its value if it has one.
+    fn set_first(&mut self, id: u32, (count, floor, value): (u8, u8, Code)) {
+        let i = id as usize;
+        self.count[i] = count;
+        self.floor[i] = floor;
+        self.values[i] = value;
+        if value > 0 {
+            self.buckets[value as usize - 1].push(id);
+        }
+    }
+
+    /// The nodes with a move to node `id` that stays in the material (each once in a
+    /// table without pawns, whose symmetries can join two moves).
+    fn predecessors(&self, id: u32, out: &mut Vec<u32>) {
+        out.clear();
+        let n2 = 2 * self.table.size as u32;
+        let (s, side, ep) = if id < n2 {
+            let side = if id & 1 == 0 { Color::White } else { Color::Black };
+            (self.table.decode(id as usize / 2), side, false)
+        } else {
+            let (s, side) = self.ep_nodes[(id - n2) as usize];
+            (s, side, true)
+        };
+        let index = self.table.canonical(s);
+        let material = self.table.material;
+        let p = Placement { material: &material, s };
+        let mover = !side;
+        let occ = p.occupied();
+        let up: i8 = if mover == Color::White { 8 } else { -8 };
+        let push = |t: &Placement, i: usize, out: &mut Vec<u32>| {
+            if !t.attacked(t.king(side), mover, t.occupied(), usize::MAX) {
+                let plain = key(self.table.after_move(index, &s, i, t.s), mover);
+                out.push(plain);
+                if !self.ep_ids.is_empty()
+                    && let Some(&e) = self.ep_ids.get(&plain)
+                {
+                    out.push(e);
+                }
+            }
+        };
+        for (i, &(c, role)) in material.men.iter().enumerate().take(material.n) {
+            if c != mover {
+                continue;
+            }
+            let sq = s[i];
+            if role == Role::Pawn {
+                let prev = sq as i8 - up;
+                let double_rank = if mover == Color::White { 3 } else { 4 };
+                let on_double = sq >> 3 == double_rank;
+                if ep {
+                    // Only the double push of the pawn that can be taken leads here.
+                    if !on_double {
+                        continue;
+                    }
+                } else if (8..56).contains(&prev) && !occ.contains(Square::new(prev as u32)) {
+                    let mut t = p;
+                    t.s[i] = prev as u8;
+                    push(&t, i, out);
+                }
+                let prev2 = prev - up;
+                if on_double
+                    && !occ.contains(Square::new(prev as u32))
+                    && !occ.contains(Square::new(prev2 as u32))
+                    && ep == ep_capture_legal(&p, side)
+                {
+                    let mut t = p;
+                    t.s[i] = prev2 as u8;
+                    push(&t, i, out);
+                }
+            } else if !ep {
+                for to in attacks(Square::new(sq.into()), Piece { color: c, role }, occ) & !occ {
+                    let mut t = p;
+                    t.s[i] = to as u8;
+                    push(&t, i, out);
+                }
+            }
+        }
+        if self.table.pawnless {
+            out.sort_unstable();
+            out.dedup();
+        }
+    }
+
+    fn run(mut self) -> Table {
+        let start = Instant::now();
+        let material = self.table.material;
+        // The first states, in two halves at once; en passant nodes after them.
+        let size = self.table.size;
+        let half = size.div_ceil(2);
+        let mut eps = Vec::new();
+        let mut queued = Vec::new();
+        {
+            let this = &self;
+            let work = |range: std::ops::Range<usize>| {
+                let mut scratch = Scratch::default();
+                let mut states = vec![(BROKEN, 0u8, 0u8); 2 * range.len()];
+                for index in range.clone() {
+                    let s = this.table.decode(index);
+                    if this.table.canonical(s) != index {
+                        continue;
+                    }
+                    let p = Placement { material: &material, s };
+                    for side in [Color::White, Color::Black] {
+                        if p.legal(side) {
+                            let k = key(index - range.start, side) as usize;
+                            states[k] = this.first(index, s, side, false, &mut scratch);
+                        }
+                    }
+                }
+                (states, scratch.eps)
+            };
+            let (low, high) = std::thread::scope(|scope| {
+                let high = scope.spawn(|| work(half..size));
+                (work(0..half), high.join().expect("the build's second half"))
+            });
+            for (offset, (states, e)) in [(0, low), (half, high)] {
+                for (k, state) in states.into_iter().enumerate() {
+                    if state.0 != BROKEN {
+                        queued.push((2 * offset + k, state));
+                    }
+                }
+                eps.extend(e);
+            }
+        }
+        for (k, state) in queued {
+            self.set_first(k as u32, state);
+        }
+        eps.sort_unstable();
+        eps.dedup();
+        for plain in eps {
+            self.ep_id(plain);
+        }
+        let mut scratch = Scratch::default();
+        let mut next_ep = 0;
+        while next_ep < self.ep_nodes.len() {
+            let (s, side) = self.ep_nodes[next_ep];
+            let plain_index = self.table.canonical(s);
+            let id = 2 * self.table.size as u32 + next_ep as u32;
+            scratch.eps.clear();
+            let state = self.first(plain_index, s, side, true, &mut scratch);
+            self.set_first(id, state);
+            for plain in std::mem::take(&mut scratch.eps) {
+                self.ep_id(plain);
+            }
+            next_ep += 1;
+        }
+        let mut preds = Vec::with_capacity(64);
+        let mut longest = 0;
+        for plies in 0..254usize {
+            let list = std::mem::take(&mut self.buckets[plies]);
+            for id in list {
+                if usize::from(self.values[id as usize]) != plies + 1 {
+                    continue;
+                }
+                longest = plies;
+                self.predecessors(id, &mut preds);
+                for &pred in &preds {
+                    let q = pred as usize;
+                    if self.count[q] == BROKEN {
+                        continue;
+                    }
+                    if plies % 2 == 0 {
+                        let code = (plies + 2) as u8;
+                        let v = self.values[q];
+                        if v == 0 || (v.is_multiple_of(2) && v > code) {
+                            self.values[q] = code;
+                            self.buckets[plies + 1].push(pred);
+                        }
+                    } else if self.values[q] == 0 {
+                        self.count[q] -= 1;
+                        if self.count[q] == 0 && self.floor[q] != NEVER {
+                            let code = ((plies + 2) as u8).max(self.floor[q]);
+                            self.values[q] = code;
+                            self.buckets[code as usize - 1].push(pred);
+                        }
+                    }
+                }
+            }
+        }
+        let n2 = 2 * self.table.size;
+        let mut table = self.table;
+        for (&plain, &id) in &self.ep_ids {
+            table.ep.insert(plain, self.values[id as usize]);
+        }
+        self.values.truncate(n2);
+        table.values = self.values;
+        table.longest = longest as u32;
+        table.built_in = start.elapsed();
+        table
+    }
+}
+
+/// Builds the table of `material` from the built tables of the materials its captures
+/// and promotions lead to.
+fn build(material: Material, built: &Built) -> Table {
+    Builder::new(material, built).run()
+}
+
+/// The tables of the process, shared by every search thread and kept across games.
+pub struct Store {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    tables: Built,
+    /// When each table was last asked for (a count of requests).
+    used: FxHashMap<Material, u64>,
+    clock: u64,
+    /// Materials dropped to stay within [`BUDGET_BYTES`].
+    dropped: Vec<Material>,
+    /// Builds to report, as lines for `info string`.
+    reports: Vec<String>,
+    /// Every build so far: material, time, bytes.
+    log: Vec<(Material, Duration, usize)>,
+}
+
+/// The process's tables.
+pub fn store() -> &'static Store {
+    static STORE: OnceLock<Store> = OnceLock::new();
+    STORE.get_or_init(|| Store { inner: Mutex::new(Inner::default()) })
+}
+
+impl Inner {
+    fn ensure(&mut self, material: Material) {
+        if self.tables.contains_key(&material) {
+            return;
+        }
+        for sub in material.successors() {
+            if sub.n > 2 {
+                self.ensure(sub);
+            }
+        }
+        let table = build(material, &self.tables);
+        let (took, bytes) = (table.built_in, table.bytes());
+        self.log.push((material, took, bytes));
+        if took > REPORT_BUILD {
+            self.reports.push(format!(
+                "built the {} distance-to-mate table in {} ms ({:.1} MB)",
+                material.name(),
+                took.as_millis(),
+                bytes as f64 / f64::from(1 << 20)
+            ));
+        }
+        self.dropped.retain(|&m| m != material);
+        self.tables.insert(material, Arc::new(table));
+    }
+
+    fn bytes(&self) -> usize {
+        self.tables.values().map(|t| t.bytes()).sum()
+    }
+}
+
+impl Store {
+    /// The table of `material`, built (with every table it reads) when missing, unless
+    /// `root` is false and the table was dropped before: then None, so a search never
+    /// builds the same table over and over.
+    pub fn table(&self, material: Material, root: bool) -> Option<Arc<Table>> {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if !root && inner.dropped.contains(&material) {
+            return None;
+        }
+        inner.ensure(material);
+        inner.clock += 1;
+        let now = inner.clock;
+        inner.used.insert(material, now);
+        while inner.bytes() > BUDGET_BYTES {
+            let oldest = inner
+                .tables
+                .keys()
+                .filter(|&&m| m != material)
+                .min_by_key(|m| inner.used.get(m).copied().unwrap_or(0))
+                .copied();
+            let Some(m) = oldest else { break };
+            inner.tables.remove(&m);
+            inner.dropped.push(m);
+        }
+        inner.tables.get(&material).cloned()
+    }
+
+    /// The builds to report since the last call.
+    pub fn take_reports(&self) -> Vec<String> {
+        std::mem::take(&mut self.inner.lock().unwrap_or_else(|e| e.into_inner()).reports)
+    }
+
+    /// Every build so far: material, time and bytes.
+    pub fn log(&self) -> Vec<(Material, Duration, usize)> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).log.clone()
+    }
+
+    /// Bytes the kept tables take.
+    pub fn bytes(&self) -> usize {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).bytes()
+    }
+}
+
+/// The exact values one search reads: the tables it has asked for, kept at hand.
+#[derive(Default)]
+pub struct Exact {
+    tables: std::cell::RefCell<Vec<Arc<Table>>>,
+}
+
+impl Exact {
+    /// The exact value of `pos` for its side to move, where it has at most [`DTM_MEN`] men
+    /// and no castling rights (building its table if need be: as for a root where its
+    /// material is `root`, see [`Store::table`]).
+    pub fn value(&self, pos: &Chess, root: Option<Material>) -> Option<Dtm> {
+        let board = pos.board();
+        if board.occupied().count() > DTM_MEN as u32 as usize || !pos.castles().is_empty() {
+            return None;
+        }
+        let (material, flip) = Material::of_board(board)?;
+        if material.n == 2 {
+            return Some(Dtm::Draw);
+        }
+        let men: Vec<(Man, u8)> = board
+            .occupied()
+            .into_iter()
+            .filter_map(|sq| board.piece_at(sq).map(|p| ((p.color, p.role), sq as u8)))
+            .collect();
+        let s = arrange(&material, flip, &men);
+        let side = if flip { !pos.turn() } else { pos.turn() };
+        let ep = pos.ep_square(EnPassantMode::Legal).is_some();
+        let mut tables = self.tables.borrow_mut();
+        let table = match tables.iter().find(|t| t.material == material) {
+            Some(t) => t.clone(),
+            None => {
+                let t = store().table(material, root == Some(material))?;
+                tables.push(t.clone());
+                t
+            }
+        };
+        Some(Dtm::of(table.code(s, side, ep)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::position::parse_fen;
+
+    fn dtm(fen: &str) -> Dtm {
+        let pos = parse_fen(fen).unwrap();
+        let root = Material::of_board(pos.board()).map(|m| m.0);
+        Exact::default().value(&pos, root).unwrap()
+    }
+
+    #[test]
+    fn materials_are_named_and_oriented() {
+        let (m, flip) = Material::of(&[(Color::Black, Role::Queen), (Color::White, Role::Rook)]).unwrap();
+        assert!(flip);
+        assert_eq!(m.name(), "KQvKR");
+        assert_eq!(Material::named("KRvKQ"), Some(m));
+        assert_eq!(Material::named("KBNvK").unwrap().name(), "KBNvK");
+    }
+
+    #[test]
+    fn known_mate_lengths() {
+        // K+Q v K: mated, mate in one, and the longest (10 moves).
+        assert_eq!(dtm("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"), Dtm::Loses(0));
+        assert_eq!(dtm("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1"), Dtm::Wins(1));
+        assert_eq!(dtm("k7/2Q5/1K6/8/8/8/8/8 b - - 0 1"), Dtm::Draw, "stalemate");
+        assert_eq!(dtm("8/8/8/8/8/8/2k5/K1q5 w - - 0 1"), Dtm::Loses(2), "Ka2 Qb2#");
+        assert_eq!(dtm("8/8/8/4k3/8/8/8/K1N5 w - - 0 1"), Dtm::Draw);
+        // The longest mates: K+Q v K in 10, K+R v K in 16 (Syzygy's lines agree).
+        let longest = |name: &str| store().table(Material::named(name).unwrap(), true).unwrap().longest;
+        assert_eq!(longest("KQvK"), 20, "mated in 20 plies with the lone king to move");
+        assert_eq!(longest("KRvK"), 32);
+        // En passant: the position with the right is worth the better for black of the
+        // position without it and of the capture.
+        let rank = |d: Dtm| match d {
+            Dtm::Wins(n) => 1000 - n as i32,
+            Dtm::Draw => 0,
+            Dtm::Loses(n) => n as i32 - 1000,
+        };
+        let with = dtm("8/8/8/8/1pP5/8/8/K6k b - c3 0 1");
+        let without = dtm("8/8/8/8/1pP5/8/8/K6k b - - 0 1");
+        let capture = match dtm("8/8/8/8/8/2p5/8/K6k w - - 0 1") {
+            Dtm::Wins(n) => Dtm::Loses(n + 1),
+            Dtm::Loses(n) => Dtm::Wins(n + 1),
+            Dtm::Draw => Dtm::Draw,
+        };
+        assert_eq!(rank(with), rank(without).max(rank(capture)), "{with:?} {without:?} {capture:?}");
+    }
+
+    /// Every `step`-th placement of each ending of the test tables (3-4 men, tests/syzygy)
+    /// agrees with Syzygy's WDL, a cursed win counted as a win.
+    #[test]
+    fn agrees_with_the_syzygy_tables() {
+        use shakmaty_syzygy::{Tablebase, Wdl};
+        let mut tb = Tablebase::<Chess>::new();
+        tb.add_directory(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/syzygy")).unwrap();
+        for (name, step) in [("KQvK", 1), ("KRvK", 1), ("KBvK", 1), ("KNvK", 1), ("KBvKB", 7), ("KNNvK", 7)] {
+            let table = store().table(Material::named(name).unwrap(), true).unwrap();
+            let (mut n, mut seen, mut wins) = (0u64, 0u64, 0u64);
+            table.each(|pos, dtm| {
+                n += 1;
+                if n % step != 0 {
+                    return;
+                }
+                let wdl = tb.probe_wdl_after_zeroing(&pos).unwrap();
+                let agrees = match dtm {
+                    Dtm::Wins(d) => d % 2 == 1 && matches!(wdl, Wdl::Win | Wdl::CursedWin),
+                    Dtm::Loses(d) => d % 2 == 0 && matches!(wdl, Wdl::Loss | Wdl::BlessedLoss),
+                    Dtm::Draw => wdl == Wdl::Draw,
+                };
+                assert!(
+                    agrees,
+                    "{name}: {:?} {dtm:?} {wdl:?}",
+                    shakmaty::fen::Fen::from_position(&pos, EnPassantMode::Legal).to_string()
+                );
+                seen += 1;
+                wins += u64::from(dtm != Dtm::Draw);
+            });
+            assert!(seen > 5_000, "{name}: {seen} positions");
+            // K+B+B... not here: K+B v K+B has a few mates (a corner king hemmed in by
+            // its own bishop), K+N+N v K some where the lone king helps.
+            if name == "KQvK" || name == "KRvK" {
+                assert!(wins * 10 > seen * 9, "{name}: {wins} of {seen} won");
+            }
+        }
+    }
+}
