@@ -52,13 +52,19 @@ impl Material {
         if others.len() + 2 > DTM_MEN {
             return None;
         }
+        // Each side's roles, the strongest first (no allocation: this runs per node).
         let side = |c: Color| {
-            let mut roles: Vec<Role> = others.iter().filter(|m| m.0 == c).map(|m| m.1).collect();
-            roles.sort_by(|a, b| b.cmp(a));
-            roles
+            let mut roles = [Role::King; DTM_MEN - 2];
+            let mut k = 0;
+            for &(_, r) in others.iter().filter(|m| m.0 == c) {
+                roles[k] = r;
+                k += 1;
+            }
+            roles[..k].sort_unstable_by(|a, b| b.cmp(a));
+            (k, roles)
         };
         let (mut white, mut black) = (side(Color::White), side(Color::Black));
-        let flip = (black.len(), &black) > (white.len(), &white);
+        let flip = (black.0, &black.1[..black.0]) > (white.0, &white.1[..white.0]);
         if flip {
             std::mem::swap(&mut white, &mut black);
         }
@@ -69,8 +75,8 @@ impl Material {
             (Color::White, Role::King),
         ];
         let mut n = 2;
-        for (c, roles) in [(Color::White, white), (Color::Black, black)] {
-            for r in roles {
+        for (c, (k, roles)) in [(Color::White, white), (Color::Black, black)] {
+            for r in roles.into_iter().take(k) {
                 men[n] = (c, r);
                 n += 1;
             }
@@ -83,11 +89,14 @@ impl Material {
         if board.occupied().count() > DTM_MEN {
             return None;
         }
-        let others: Vec<Man> = (board.occupied() & !board.kings())
-            .into_iter()
-            .filter_map(|sq| board.piece_at(sq).map(|p| (p.color, p.role)))
-            .collect();
-        Material::of(&others)
+        let mut others = [(Color::White, Role::King); DTM_MEN];
+        let mut k = 0;
+        for sq in board.occupied() & !board.kings() {
+            let p = board.piece_at(sq)?;
+            others[k] = (p.color, p.role);
+            k += 1;
+        }
+        Material::of(&others[..k])
     }
 
     /// The material by name, as `KQvKR` (either side first).
@@ -276,19 +285,9 @@ impl Table {
         }
     }
 
-    /// The material of the table.
-    pub fn material(&self) -> Material {
-        self.material
-    }
-
     /// Bytes of memory the table takes.
     pub fn bytes(&self) -> usize {
         self.values.len() + self.ep.len() * 8
-    }
-
-    /// The placements of the table with either side to move.
-    pub fn positions(&self) -> usize {
-        self.values.len()
     }
 
     /// Calls `f` with every position of the table (en passant rights aside, each
@@ -986,6 +985,9 @@ fn build(material: Material, built: &Built) -> Table {
 /// The tables of the process, shared by every search thread and kept across games.
 pub struct Store {
     inner: Mutex<Inner>,
+    /// Builds to report, as lines for `info string`: apart from the tables, whose lock
+    /// a build holds, so that reporting never waits for a build.
+    reports: Mutex<Vec<String>>,
 }
 
 #[derive(Default)]
@@ -996,33 +998,30 @@ struct Inner {
     clock: u64,
     /// Materials dropped to stay within [`BUDGET_BYTES`].
     dropped: Vec<Material>,
-    /// Builds to report, as lines for `info string`.
-    reports: Vec<String>,
-    /// Every build so far: material, time, bytes.
-    log: Vec<(Material, Duration, usize)>,
 }
 
 /// The process's tables.
 pub fn store() -> &'static Store {
     static STORE: OnceLock<Store> = OnceLock::new();
-    STORE.get_or_init(|| Store { inner: Mutex::new(Inner::default()) })
+    STORE.get_or_init(|| Store { inner: Mutex::new(Inner::default()), reports: Mutex::new(Vec::new()) })
 }
 
 impl Inner {
-    fn ensure(&mut self, material: Material) {
+    /// Builds the table of `material` and every table it reads, where missing; a slow
+    /// build is added to `reports`.
+    fn ensure(&mut self, material: Material, reports: &Mutex<Vec<String>>) {
         if self.tables.contains_key(&material) {
             return;
         }
         for sub in material.successors() {
             if sub.n > 2 {
-                self.ensure(sub);
+                self.ensure(sub, reports);
             }
         }
         let table = build(material, &self.tables);
         let (took, bytes) = (table.built_in, table.bytes());
-        self.log.push((material, took, bytes));
         if took > REPORT_BUILD {
-            self.reports.push(format!(
+            reports.lock().unwrap_or_else(|e| e.into_inner()).push(format!(
                 "built the {} distance-to-mate table in {} ms ({:.1} MB)",
                 material.name(),
                 took.as_millis(),
@@ -1047,7 +1046,7 @@ impl Store {
         if !root && inner.dropped.contains(&material) {
             return None;
         }
-        inner.ensure(material);
+        inner.ensure(material, &self.reports);
         inner.clock += 1;
         let now = inner.clock;
         inner.used.insert(material, now);
@@ -1067,17 +1066,7 @@ impl Store {
 
     /// The builds to report since the last call.
     pub fn take_reports(&self) -> Vec<String> {
-        std::mem::take(&mut self.inner.lock().unwrap_or_else(|e| e.into_inner()).reports)
-    }
-
-    /// Every build so far: material, time and bytes.
-    pub fn log(&self) -> Vec<(Material, Duration, usize)> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner()).log.clone()
-    }
-
-    /// Bytes the kept tables take.
-    pub fn bytes(&self) -> usize {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner()).bytes()
+        std::mem::take(&mut self.reports.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 
@@ -1093,31 +1082,32 @@ impl Exact {
     /// material is `root`, see [`Store::table`]).
     pub fn value(&self, pos: &Chess, root: Option<Material>) -> Option<Dtm> {
         let board = pos.board();
-        if board.occupied().count() > DTM_MEN as u32 as usize || !pos.castles().is_empty() {
+        if board.occupied().count() > DTM_MEN || !pos.castles().is_empty() {
             return None;
         }
         let (material, flip) = Material::of_board(board)?;
         if material.n == 2 {
             return Some(Dtm::Draw);
         }
-        let men: Vec<(Man, u8)> = board
-            .occupied()
-            .into_iter()
-            .filter_map(|sq| board.piece_at(sq).map(|p| ((p.color, p.role), sq as u8)))
-            .collect();
-        let s = arrange(&material, flip, &men);
+        let mut men = [((Color::White, Role::King), 0u8); DTM_MEN];
+        for (slot, sq) in men.iter_mut().zip(board.occupied()) {
+            let p = board.piece_at(sq)?;
+            *slot = ((p.color, p.role), sq as u8);
+        }
+        let s = arrange(&material, flip, &men[..material.n]);
         let side = if flip { !pos.turn() } else { pos.turn() };
         let ep = pos.ep_square(EnPassantMode::Legal).is_some();
+        // Read in place: cloning the shared table per node would touch its count, a
+        // line every thread writes.
         let mut tables = self.tables.borrow_mut();
-        let table = match tables.iter().find(|t| t.material == material) {
-            Some(t) => t.clone(),
+        let i = match tables.iter().position(|t| t.material == material) {
+            Some(i) => i,
             None => {
-                let t = store().table(material, root == Some(material))?;
-                tables.push(t.clone());
-                t
+                tables.push(store().table(material, root == Some(material))?);
+                tables.len() - 1
             }
         };
-        Some(Dtm::of(table.code(s, side, ep)))
+        Some(Dtm::of(tables[i].code(s, side, ep)))
     }
 }
 
@@ -1200,8 +1190,8 @@ mod tests {
                 wins += u64::from(dtm != Dtm::Draw);
             });
             assert!(seen > 5_000, "{name}: {seen} positions");
-            // K+B+B... not here: K+B v K+B has a few mates (a corner king hemmed in by
-            // its own bishop), K+N+N v K some where the lone king helps.
+            // The two rook and queen endings are won almost everywhere (K+B v K+B and
+            // K+N+N v K have only the few mates their helpmate-like corners allow).
             if name == "KQvK" || name == "KRvK" {
                 assert!(wins * 10 > seen * 9, "{name}: {wins} of {seen} won");
             }
