@@ -406,8 +406,8 @@ fn key(index: usize, side: Color) -> u32 {
     (2 * index + usize::from(side == Color::Black)) as u32
 }
 
-/// A position of a table being built: the men's squares, and which are still on the
-/// board (a capture removes one).
+/// A placement of a table's men: their squares, in the material's order (a capture or
+/// promotion leaves the table, see [`Exits`]).
 #[derive(Clone, Copy)]
 struct Placement<'m> {
     material: &'m Material,
@@ -1007,16 +1007,21 @@ pub fn store() -> &'static Store {
 }
 
 impl Inner {
-    /// Builds the table of `material` and every table it reads, where missing; a slow
-    /// build is added to `reports`.
-    fn ensure(&mut self, material: Material, reports: &Mutex<Vec<String>>) {
-        if self.tables.contains_key(&material) {
+    /// Builds the table of `material` and every table it reads, where missing (one of
+    /// them may have been dropped while `material`'s stayed); a slow build is added to
+    /// `reports`. Every material met is added to `closure`.
+    fn ensure(&mut self, material: Material, reports: &Mutex<Vec<String>>, closure: &mut Vec<Material>) {
+        if closure.contains(&material) {
             return;
         }
+        closure.push(material);
         for sub in material.successors() {
             if sub.n > 2 {
-                self.ensure(sub, reports);
+                self.ensure(sub, reports, closure);
             }
+        }
+        if self.tables.contains_key(&material) {
+            return;
         }
         let table = build(material, &self.tables);
         let (took, bytes) = (table.built_in, table.bytes());
@@ -1040,21 +1045,28 @@ impl Inner {
 impl Store {
     /// The table of `material`, built (with every table it reads) when missing, unless
     /// `root` is false and the table was dropped before: then None, so a search never
-    /// builds the same table over and over.
+    /// builds the same table over and over. Tables beyond [`BUDGET_BYTES`] are dropped,
+    /// the longest unused first, never one of those `material`'s positions lead to (so
+    /// the budget is exceeded by an ending whose tables alone need more: K+P v K+P).
     pub fn table(&self, material: Material, root: bool) -> Option<Arc<Table>> {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if !root && inner.dropped.contains(&material) {
             return None;
         }
-        inner.ensure(material, &self.reports);
+        // The table and every table its positions lead to stay: a search's coverage then
+        // never depends on what earlier searches built or dropped.
+        let mut closure = Vec::new();
+        inner.ensure(material, &self.reports, &mut closure);
         inner.clock += 1;
         let now = inner.clock;
-        inner.used.insert(material, now);
+        for &m in &closure {
+            inner.used.insert(m, now);
+        }
         while inner.bytes() > BUDGET_BYTES {
             let oldest = inner
                 .tables
                 .keys()
-                .filter(|&&m| m != material)
+                .filter(|m| !closure.contains(m))
                 .min_by_key(|m| inner.used.get(m).copied().unwrap_or(0))
                 .copied();
             let Some(m) = oldest else { break };
