@@ -483,11 +483,11 @@ mod tests {
 
     #[test]
     fn a_mate_shown_without_its_line_is_played_only_by_a_proven_move() {
-        // Qxa7 mates in 8 (15 plies). The root entry keeps that proven range whatever a
+        // Qxa7 mates in 8 (15 plies; the pawn keeps the position out of the exact tables). The root entry keeps that proven range whatever a
         // later, shorter bound stores there, and such a store leaves its own working move:
         // here Qg7, which gives the queen away. The move played without a line must be
         // one the table proves.
-        let pos = parse_fen("8/R7/4k3/8/5K2/8/8/6q1 b - - 55 28").unwrap();
+        let pos = parse_fen("8/R7/4k2p/8/5K2/8/8/6q1 b - - 55 28").unwrap();
         let tt = Table::new(4);
         let mut monitor = Monitor::new(Control::new(), None);
         let mut events = |_| {};
