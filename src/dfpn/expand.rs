@@ -74,6 +74,10 @@ pub trait Expand: Game {
     /// How far the driver's bounds reach in this game.
     fn reach(&self) -> Reach;
 
+    /// A search of `root` begins: the game may free what earlier searches kept (chess
+    /// trims its exact tables, [`crate::knowledge::dtm::Store::trim`]).
+    fn begin_search(_root: &Self) {}
+
     /// Whether the tablebases say `attacker` wins from `node` (chess only).
     #[inline]
     fn tables_win(_node: &Node<Self>, _attacker: Color, _tables: Option<&Tables>) -> bool {
@@ -107,6 +111,10 @@ impl Expand for Chess {
     #[inline]
     fn knowledge<'t>(_root: &Chess, attacker: Color, tables: Option<&'t Tables>) -> Knowledge<'t> {
         Knowledge::new(attacker, tables)
+    }
+
+    fn begin_search(root: &Chess) {
+        crate::knowledge::dtm::store().trim(root.board());
     }
 
     fn tables_win(node: &Node, attacker: Color, tables: Option<&Tables>) -> bool {

@@ -25,9 +25,8 @@ use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, FromSetup, Piece, P
 /// The most men (kings included) a table holds.
 pub const DTM_MEN: usize = 4;
 
-/// The most memory the kept tables take together: when a build goes beyond it, the
-/// tables used longest ago are dropped (a dropped table is not built again by a search
-/// below its root: see [`Store::table`]).
+/// The most memory the kept tables take together between searches: as a search begins,
+/// the tables used longest ago are dropped down to it (see [`Store::trim`]).
 pub const BUDGET_BYTES: usize = 48 << 20;
 
 /// A build that takes longer than this is reported (`info string`).
@@ -996,8 +995,6 @@ struct Inner {
     /// When each table was last asked for (a count of requests).
     used: FxHashMap<Material, u64>,
     clock: u64,
-    /// Materials dropped to stay within [`BUDGET_BYTES`].
-    dropped: Vec<Material>,
 }
 
 /// The process's tables.
@@ -1033,7 +1030,6 @@ impl Inner {
                 bytes as f64 / f64::from(1 << 20)
             ));
         }
-        self.dropped.retain(|&m| m != material);
         self.tables.insert(material, Arc::new(table));
     }
 
@@ -1043,18 +1039,12 @@ impl Inner {
 }
 
 impl Store {
-    /// The table of `material`, built (with every table it reads) when missing, unless
-    /// `root` is false and the table was dropped before: then None, so a search never
-    /// builds the same table over and over. Tables beyond [`BUDGET_BYTES`] are dropped,
-    /// the longest unused first, never one of those `material`'s positions lead to (so
-    /// the budget is exceeded by an ending whose tables alone need more: K+P v K+P).
-    pub fn table(&self, material: Material, root: bool) -> Option<Arc<Table>> {
+    /// The table of `material`, built (with every table it reads) when missing. Every
+    /// request is answered, so what a search covers never depends on what earlier
+    /// searches built or dropped; memory is trimmed only as a search begins
+    /// ([`Store::trim`]).
+    pub fn table(&self, material: Material) -> Arc<Table> {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        if !root && inner.dropped.contains(&material) {
-            return None;
-        }
-        // The table and every table its positions lead to stay: a search's coverage then
-        // never depends on what earlier searches built or dropped.
         let mut closure = Vec::new();
         inner.ensure(material, &self.reports, &mut closure);
         inner.clock += 1;
@@ -1062,23 +1052,48 @@ impl Store {
         for &m in &closure {
             inner.used.insert(m, now);
         }
+        Arc::clone(&inner.tables[&material])
+    }
+
+    /// Drops tables beyond [`BUDGET_BYTES`], the longest unused first, sparing those of
+    /// `board`'s material and every material its positions lead to: called as a search of
+    /// `board` begins, so a search never rebuilds a table it has read.
+    pub fn trim(&self, board: &Board) {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if inner.bytes() <= BUDGET_BYTES {
+            return;
+        }
+        let mut spared = Vec::new();
+        if board.occupied().count() <= DTM_MEN
+            && let Some((material, _)) = Material::of_board(board)
+        {
+            closure(material, &mut spared);
+        }
         while inner.bytes() > BUDGET_BYTES {
             let oldest = inner
                 .tables
                 .keys()
-                .filter(|m| !closure.contains(m))
+                .filter(|m| !spared.contains(m))
                 .min_by_key(|m| inner.used.get(m).copied().unwrap_or(0))
                 .copied();
             let Some(m) = oldest else { break };
             inner.tables.remove(&m);
-            inner.dropped.push(m);
         }
-        inner.tables.get(&material).cloned()
     }
 
     /// The builds to report since the last call.
     pub fn take_reports(&self) -> Vec<String> {
         std::mem::take(&mut self.reports.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// `material` and every material of three men or more its positions lead to.
+fn closure(material: Material, out: &mut Vec<Material>) {
+    if material.n > 2 && !out.contains(&material) {
+        out.push(material);
+        for sub in material.successors() {
+            closure(sub, out);
+        }
     }
 }
 
@@ -1090,9 +1105,8 @@ pub struct Exact {
 
 impl Exact {
     /// The exact value of `pos` for its side to move, where it has at most [`DTM_MEN`] men
-    /// and no castling rights (building its table if need be: as for a root where its
-    /// material is `root`, see [`Store::table`]).
-    pub fn value(&self, pos: &Chess, root: Option<Material>) -> Option<Dtm> {
+    /// and no castling rights (building its table if need be).
+    pub fn value(&self, pos: &Chess) -> Option<Dtm> {
         let board = pos.board();
         if board.occupied().count() > DTM_MEN || !pos.castles().is_empty() {
             return None;
@@ -1115,7 +1129,7 @@ impl Exact {
         let i = match tables.iter().position(|t| t.material == material) {
             Some(i) => i,
             None => {
-                tables.push(store().table(material, root == Some(material))?);
+                tables.push(store().table(material));
                 tables.len() - 1
             }
         };
@@ -1130,8 +1144,7 @@ mod tests {
 
     fn dtm(fen: &str) -> Dtm {
         let pos = parse_fen(fen).unwrap();
-        let root = Material::of_board(pos.board()).map(|m| m.0);
-        Exact::default().value(&pos, root).unwrap()
+        Exact::default().value(&pos).unwrap()
     }
 
     #[test]
@@ -1152,7 +1165,7 @@ mod tests {
         assert_eq!(dtm("8/8/8/8/8/8/2k5/K1q5 w - - 0 1"), Dtm::Loses(2), "Ka2 Qb2#");
         assert_eq!(dtm("8/8/8/4k3/8/8/8/K1N5 w - - 0 1"), Dtm::Draw);
         // The longest mates: K+Q v K in 10, K+R v K in 16 (Syzygy's lines agree).
-        let longest = |name: &str| store().table(Material::named(name).unwrap(), true).unwrap().longest;
+        let longest = |name: &str| store().table(Material::named(name).unwrap()).longest;
         assert_eq!(longest("KQvK"), 20, "mated in 20 plies with the lone king to move");
         assert_eq!(longest("KRvK"), 32);
         // En passant: the position with the right is worth the better for black of the
@@ -1180,7 +1193,7 @@ mod tests {
         let mut tb = Tablebase::<Chess>::new();
         tb.add_directory(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/syzygy")).unwrap();
         for (name, step) in [("KQvK", 1), ("KRvK", 1), ("KBvK", 1), ("KNvK", 1), ("KBvKB", 7), ("KNNvK", 7)] {
-            let table = store().table(Material::named(name).unwrap(), true).unwrap();
+            let table = store().table(Material::named(name).unwrap());
             let (mut n, mut seen, mut wins) = (0u64, 0u64, 0u64);
             table.each(|pos, dtm| {
                 n += 1;

@@ -124,32 +124,22 @@ pub struct Knowledge<'t> {
     tables: Option<&'t Tables>,
     /// The exact values of positions of at most [`dtm::DTM_MEN`] men.
     exact: dtm::Exact,
-    /// The material of the current call's root, where it has a table.
-    root_material: Option<dtm::Material>,
 }
 
 impl<'t> Knowledge<'t> {
     /// Knowledge for a solver of `attacker`'s mates, with `tables` when loaded.
     pub fn new(attacker: Color, tables: Option<&'t Tables>) -> Knowledge<'t> {
-        Knowledge {
-            attacker,
-            models: false,
-            mating: MatingMoves::new(),
-            tables,
-            exact: dtm::Exact::default(),
-            root_material: None,
-        }
+        Knowledge { attacker, models: false, mating: MatingMoves::new(), tables, exact: dtm::Exact::default() }
     }
 
     /// The exact distance to mate of `node` for its side to move, where it has at most
-    /// [`dtm::DTM_MEN`] men and no castling rights. The table is built when first needed;
-    /// one dropped to stay within its memory is built again only for a call's root.
+    /// [`dtm::DTM_MEN`] men and no castling rights. The table is built when first needed.
     #[inline]
     pub fn exact(&self, node: &Node) -> Option<dtm::Dtm> {
         if node.pos.board().occupied().count() > dtm::DTM_MEN {
             return None;
         }
-        self.exact.value(&node.pos, self.root_material)
+        self.exact.value(&node.pos)
     }
 
     /// Whether the tables say the attacker cannot force a mate from `node` at all (a
@@ -173,7 +163,6 @@ impl<'t> Knowledge<'t> {
 impl Know for Knowledge<'_> {
     fn begin_call(&mut self, root: &Board) {
         self.models = Heavy::of(root, self.attacker).is_some();
-        self.root_material = dtm::Material::of_board(root).map(|(m, _)| m);
     }
 
     #[inline]

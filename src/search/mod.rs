@@ -124,6 +124,7 @@ impl<'a, G: Expand> Search<'a, G> {
         if params.root_moves.as_ref().is_some_and(|m| m.is_empty()) {
             params.root_moves = None;
         }
+        G::begin_search(root);
         let root = Node::new(root.clone());
         let repetitions = Repetitions::new(root.hash, &params.history);
         let tbhits_before = tbhits(&params.tables);
