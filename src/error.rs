@@ -82,6 +82,13 @@ pub enum CertError {
         /// Which section.
         section: &'static str,
     },
+    /// A disproof of an ending of four men or fewer: its exact values decided it, and the
+    /// tree the checker would read is too large to build.
+    #[error("the {section} of an ending of four men or fewer is too large to show (its exact table decided it)")]
+    ExactDisproof {
+        /// Which section.
+        section: &'static str,
+    },
     /// A section outgrew the size limit.
     #[error("the {section} does not fit the size limit")]
     TooLarge {

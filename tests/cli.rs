@@ -40,7 +40,7 @@ fn solve_json_has_the_documented_fields() {
     assert_eq!(v["result"], "nomate");
     assert_eq!(v["within"], 4);
     assert_eq!(v["pv"].as_array().unwrap().len(), 0);
-    let (_, out, _) = pnmate(&["solve", "8/6k1/8/8/7R/8/4K3/8 w - -", "--nodes", "50", "--json"]);
+    let (_, out, _) = pnmate(&["solve", "8/6k1/6p1/8/7R/8/4K1P1/8 w - -", "--nodes", "50", "--json"]);
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["result"], "unknown");
 }

@@ -97,8 +97,9 @@ fn every_search_without_a_mate_scores_its_move_in_centipawns_with_wdl() {
 #[test]
 fn live_progress_lines_arrive_every_second_during_go_infinite() {
     let mut s = started();
-    // KBN v K: far beyond a few seconds of proving.
-    s.send("position fen 8/8/8/4k3/8/8/8/KBN5 w - - 0 1");
+    // KBN v K with blocked pawns (eight men, far from the exact tables): far beyond a few
+    // seconds of proving.
+    s.send("position fen 8/p7/P7/4k3/p7/P7/8/KBN5 w - - 0 1");
     s.send("go infinite");
     let start = Instant::now();
     let mut progress = Vec::new();
@@ -113,7 +114,7 @@ fn live_progress_lines_arrive_every_second_during_go_infinite() {
             }
         }
     }
-    let root = pos("8/8/8/4k3/8/8/8/KBN5 w - - 0 1");
+    let root = pos("8/p7/P7/4k3/p7/P7/8/KBN5 w - - 0 1");
     assert!(!currmoves.is_empty(), "no currmove line");
     for l in &currmoves {
         let mv = field(l, "currmove").unwrap();
@@ -136,7 +137,7 @@ fn live_progress_lines_arrive_every_second_during_go_infinite() {
     }
     s.send("stop");
     let lines = s.until_bestmove(Duration::from_secs(5));
-    let legal = pos("8/8/8/4k3/8/8/8/KBN5 w - - 0 1").legal_moves();
+    let legal = pos("8/p7/P7/4k3/p7/P7/8/KBN5 w - - 0 1").legal_moves();
     assert!(legal.iter().any(|m| pnmate::chess::position::uci(*m) == bestmove(&lines)));
     assert!(lines.iter().any(|l| l.contains(" score cp ")), "{lines:#?}");
     assert_seldepth_not_below_depth(&s.log);
@@ -145,8 +146,9 @@ fn live_progress_lines_arrive_every_second_during_go_infinite() {
 #[test]
 fn the_prover_says_in_words_what_it_has_proven() {
     let mut s = started();
-    // KRvK: a mate, but not within 3 moves; the short bounds are disproven first.
-    s.send("position fen 8/8/8/4k3/8/8/8/4K2R w - - 0 1");
+    // KRvK with blocked pawns (five men: no exact table): a mate, but not within 3
+    // moves; the short bounds are disproven first.
+    s.send("position fen 8/8/8/4k3/p7/P7/8/4K2R w - - 0 1");
     // A node limit keeps the test deterministic: the first mate comes at about 0.9M nodes.
     s.send("go mate 20 nodes 1500000");
     let lines = s.until_bestmove(LONG);

@@ -285,33 +285,41 @@ fn a_long_first_proof_is_tightened_to_the_short_mate() {
     verify_line(&pos, pv, MateLen::mate_in(26), &[]).unwrap();
 }
 
-/// Guards the progress numbers of quiet mates: the mate in 7 within 100k nodes (149,188 before them).
-const KBB_FIRST_MATE_NODES: u64 = 100_000;
+/// Positions of four men with their shortest mates (signed: negative where the side to
+/// move is mated), each from its suite's tablebase line or Stockfish's mate score.
+const SMALL_ENDINGS: &[(&str, i32)] = &[
+    ("1k6/8/3K4/8/8/8/8/2BB4 w - - 0 1", 7), // K+B+B v K, Stockfish 15.1 at depth 30
+    ("8/4k3/8/8/5B2/K7/8/7B w - - 0 1", 15), // K+B+B v K
+    ("8/B2k4/8/8/8/1K6/2B5/8 b - - 0 1", -15), // KBBvK500pv.epd
+    ("8/1k6/3K4/8/4N3/1B6/8/8 w - - 0 1", 12), // KBNvK500pv.epd
+    ("8/2N5/8/8/8/1k2B3/8/2K5 w - - 0 1", 15), // KBNvK500pv.epd, 1.Kd2
+    ("8/8/2K5/4B3/8/1k2N3/8/8 b - - 0 1", -14), // Stockfish 15.1: mate -14 at depth 40
+    ("1k6/4K3/8/1r6/8/5Q2/8/8 w - - 0 1", 13), // K+Q v K+R
+    ("8/2K3r1/k7/8/8/7Q/8/8 w - - 0 1", 18), // K+Q v K+R
+    ("8/8/1Q6/8/5r2/8/k3K3/8 b - - 0 1", -15), // K+Q v K+R
+];
+
+/// Nodes within which each small ending is proven shortest: its table decides every node.
+const SMALL_ENDING_NODES: u64 = 20_000;
 
 #[test]
-fn within_100k_nodes_progress_numbers_find_a_quiet_kbbk_mate_in_7() {
-    // Mate in 7 (Stockfish 15.1 agrees at depth 30); no check helps until the last moves.
-    let pos = pnmate::chess::position::parse_fen("1k6/8/3K4/8/8/8/8/2BB4 w - - 0 1").unwrap();
-    let tt = Table::new(16);
-    let limits = SolveLimits { nodes: Some(KBB_FIRST_MATE_NODES), time: None };
-    let mut seven = None;
-    let _ = solve(&pos, Params::default(), limits, &tt, &mut |ev| {
-        if let pnmate::search::Event::Mate { mate, ref pv, .. } = ev
-            && mate == MateLen::mate_in(7)
-        {
-            seven = Some(pv.clone());
-        }
-    });
-    let pv = seven.unwrap_or_else(|| panic!("no mate in 7 within {KBB_FIRST_MATE_NODES} nodes"));
-    verify_line(&pos, &pv, MateLen::mate_in(7), &[]).unwrap();
-    // Proven shortest with a larger budget.
-    let limits = SolveLimits { nodes: Some(5_000_000), time: None };
-    let (outcome, _) = solve(&pos, Params::default(), limits, &tt, &mut |_| {});
-    assert!(matches!(outcome, Outcome::Mate { moves: 7, exact: true, .. }), "{outcome:?}");
+fn small_endings_are_proven_shortest_from_their_exact_values() {
+    for &(fen, signed) in SMALL_ENDINGS {
+        let pos = pnmate::chess::position::parse_fen(fen).unwrap();
+        let tt = Table::new(16);
+        let limits = SolveLimits { nodes: Some(SMALL_ENDING_NODES), time: None };
+        let (outcome, stats) = solve(&pos, Params::default(), limits, &tt, &mut |_| {});
+        let (moves, pv) = match &outcome {
+            Outcome::Mate { moves, exact: true, pv } => (*moves as i32, pv),
+            Outcome::Mated { moves, exact: true, pv } => (-(*moves as i32), pv),
+            other => panic!("{fen}: {other:?}"),
+        };
+        assert_eq!(moves, signed, "{fen}");
+        assert!(stats.nodes <= SMALL_ENDING_NODES, "{fen}: {} nodes", stats.nodes);
+        let mate = if signed > 0 { MateLen::mate_in(signed as u32) } else { MateLen::mated_in((-signed) as u32) };
+        verify_line(&pos, pv, mate, &[]).unwrap();
+    }
 }
-
-/// Guards the long bound of endings: a mate within 1.5M nodes (none within 3M without it).
-const KBB_LONG_BOUND_NODES: u64 = 1_500_000;
 
 /// Asserts that the analysis of `fen` reports a mate within `nodes`, of a signed length
 /// in `lengths`, whose line replays to checkmate: any mate will do, so long as it fits
@@ -322,66 +330,6 @@ fn long_bound_mate_within(fen: &str, nodes: u64, mb: usize, lengths: std::ops::R
     assert!(spent <= nodes, "{fen}: {spent} nodes");
     assert!(lengths.contains(&mate.signed()), "{fen}: {}", mate.signed());
     verify_line(&pos, &pv, mate, &[]).unwrap();
-}
-
-#[test]
-fn within_1_5m_nodes_the_long_bound_proves_a_quiet_kbbk_mate() {
-    // The shortest mate is 15.
-    long_bound_mate_within("8/4k3/8/8/5B2/K7/8/7B w - - 0 1", KBB_LONG_BOUND_NODES, 16, 15..=49);
-}
-
-/// Guards the quiet mates' long share (64): a mate within 750k nodes (1,094,413 with 16).
-const KBB_LONG_SHARE_NODES: u64 = 750_000;
-
-#[test]
-fn within_750k_nodes_the_quiet_long_share_proves_a_kbbk_mate() {
-    // Black to move is mated in 17 (epd/public/endgames/KBBvK500pv.epd).
-    long_bound_mate_within("8/3B4/8/2B5/6k1/8/8/5K2 b - - 0 1", KBB_LONG_SHARE_NODES, 16, -49..=-17);
-}
-
-/// Guards twice the corner distance in the progress numbers: within 420k nodes (499,371 counted once).
-const KBB_CORNER_NODES: u64 = 420_000;
-
-#[test]
-fn within_420k_nodes_two_bishops_drive_the_king_to_a_corner() {
-    // Black to move is mated in 15 (epd/public/endgames/KBBvK500pv.epd).
-    long_bound_mate_within("3K4/8/8/3B4/8/8/1B4k1/8 b - - 0 1", KBB_CORNER_NODES, 64, -49..=-15);
-}
-
-/// Guards the flights added to kept quiet moves: within 300k nodes (659,290 as a tie-break only).
-const KBB_FLIGHTS_NODES: u64 = 300_000;
-
-#[test]
-fn within_300k_nodes_kept_quiet_moves_start_higher_by_their_flights() {
-    // Black to move is mated in 17 (epd/public/endgames/KBBvK500pv.epd).
-    long_bound_mate_within("8/8/7K/5k2/2B5/8/7B/8 b - - 0 1", KBB_FLIGHTS_NODES, 64, -49..=-17);
-}
-
-/// Guards the absence of far bounds beside two bishops' long call: within 80k nodes (123,265 with them).
-const KBB_NO_FAR_NODES: u64 = 80_000;
-
-#[test]
-fn within_80k_nodes_two_bishops_leave_the_far_bounds_to_the_long_call() {
-    // Black to move is mated in 13 (epd/public/endgames/KBBvK500pv.epd).
-    long_bound_mate_within("8/8/8/B4B2/2K5/8/6k1/8 b - - 0 1", KBB_NO_FAR_NODES, 64, -49..=-13);
-}
-
-/// Guards the retry without narrowing below a defender's root: within 800k nodes (none within 20M without it).
-const KBB_FIRST_LEVEL_NODES: u64 = 800_000;
-
-#[test]
-fn within_800k_nodes_a_reply_attacking_a_bishop_is_answered_with_every_move() {
-    // Black to move is mated in 15 (epd/public/endgames/KBBvK500pv.epd).
-    long_bound_mate_within("1B6/6K1/2k3B1/8/8/8/8/8 b - - 0 1", KBB_FIRST_LEVEL_NODES, 64, -49..=-15);
-}
-
-/// Guards the edge as K+R v K's mating zone: within 450k nodes (617,416 with the corner).
-const KRK_EDGE_NODES: u64 = 450_000;
-
-#[test]
-fn within_450k_nodes_a_rook_drives_the_king_to_the_nearest_edge() {
-    // Black to move is mated in 14 (epd/public/KRvK1000pv.epd).
-    long_bound_mate_within("8/7R/8/5k2/8/1K6/8/8 b - - 0 1", KRK_EDGE_NODES, 64, -49..=-14);
 }
 
 /// Guards the armed defender's quiet scale (4): within 700k nodes (2,160,642 at 1).
@@ -400,73 +348,4 @@ const KRB_KR_CHECK_NODES: u64 = 1_550_000;
 fn within_1_55m_nodes_checks_start_higher_against_an_armed_defender() {
     // White mates in 16 (epd/public/endgames/KRBvKR500pv.epd).
     long_bound_mate_within("1R6/7K/3r4/2k5/8/8/3B4/8 w - - 0 1", KRB_KR_CHECK_NODES, 64, 16..=49);
-}
-
-/// Guards K+Q v K+R checks started as quiet moves: within 450k nodes (945,541 at their evasions).
-const KQKR_CHECK_NODES: u64 = 450_000;
-
-#[test]
-fn within_450k_nodes_a_kqkr_check_starts_at_its_progress_number() {
-    // White mates in 13 (a position of the ending's table, `kqkr_lines`); no K+Q v K+R
-    // mate is longer than 35.
-    long_bound_mate_within("1k6/4K3/8/1r6/8/5Q2/8/8 w - - 0 1", KQKR_CHECK_NODES, 64, 13..=35);
-}
-
-/// Guards narrowing in K+Q v K+R: within 850k nodes (1,582,634 keeping every quiet move).
-const KQKR_NARROW_NODES: u64 = 850_000;
-
-#[test]
-fn within_850k_nodes_kqkr_keeps_the_queens_most_promising_quiet_moves() {
-    // White mates in 18 (a position of the ending's table, `kqkr_lines`).
-    long_bound_mate_within("8/2K3r1/k7/8/8/7Q/8/8 w - - 0 1", KQKR_NARROW_NODES, 64, 18..=35);
-}
-
-/// Guards the K+Q v K+R quiet scale (4): within 650k nodes (1,170,957 at 1).
-const KQKR_SCALE_NODES: u64 = 650_000;
-
-#[test]
-fn within_650k_nodes_a_kqkr_defence_is_proven_lost_with_the_queens_moves_started_higher() {
-    // Black to move is mated in 15 (a position of the ending's table, `kqkr_lines`).
-    long_bound_mate_within("8/8/1Q6/8/5r2/8/k3K3/8 b - - 0 1", KQKR_SCALE_NODES, 64, -35..=-15);
-}
-
-/// Guards the mating moves' lower start: within 2M nodes (3,257,626 without).
-const KBB_MATED_NODES: u64 = 2_000_000;
-
-#[test]
-fn within_2m_nodes_moves_that_mated_siblings_start_lower() {
-    // Black to move is mated in 15 (epd/public/endgames/KBBvK500pv.epd); every king move must be
-    // proven lost, and the proofs of the replies repeat the bishops' manoeuvres.
-    let FirstMate { pos, first, .. } =
-        first_mate("8/B2k4/8/8/8/1K6/2B5/8 b - - 0 1", Params::default(), KBB_MATED_NODES);
-    let (mate, pv, _) = first.unwrap_or_else(|| panic!("no proof within {KBB_MATED_NODES} nodes"));
-    assert!(mate.signed() <= -15, "{}", mate.signed());
-    verify_line(&pos, &pv, mate, &[]).unwrap();
-}
-
-/// Guards the bishop's corners for K+B+N v K: within 200k nodes (1,495,285 with any corner).
-const KBN_CORNER_NODES: u64 = 200_000;
-
-#[test]
-fn within_200k_nodes_bishop_and_knight_drive_the_king_to_their_corner() {
-    // The shortest mate is 12 (epd/public/endgames/KBNvK500pv.epd); light-squared bishop: a8, h1.
-    long_bound_mate_within("8/1k6/3K4/8/4N3/1B6/8/8 w - - 0 1", KBN_CORNER_NODES, 64, 12..=49);
-}
-
-/// Guards the fitted K+B+N v K distance: within 200k nodes (none within 4M with the plain one).
-const KBN_FITTED_NODES: u64 = 200_000;
-
-#[test]
-fn within_200k_nodes_kbnk_progress_is_the_fitted_distance() {
-    // Black to move is mated in 15 (a position on a line of epd/public/endgames/KBNvK500pv.epd).
-    long_bound_mate_within("8/8/2K5/4B3/8/1k2N3/8/8 b - - 0 1", KBN_FITTED_NODES, 64, -49..=-15);
-}
-
-/// Guards the root keeping every move when narrowing: within 400k nodes (none within 40M without).
-const KBN_ROOT_NODES: u64 = 400_000;
-
-#[test]
-fn within_400k_nodes_the_root_of_a_call_keeps_every_quiet_move() {
-    // The shortest mate is 15, 1.Kd2 (epd/public/endgames/KBNvK500pv.epd).
-    long_bound_mate_within("8/2N5/8/8/8/1k2B3/8/2K5 w - - 0 1", KBN_ROOT_NODES, 64, 15..=49);
 }

@@ -5,19 +5,65 @@
 //!
 //! ```text
 //! cargo run --release --example dtm_check -- DIR [KQvKR ...]
+//! cargo run --release --example dtm_check -- --build [KQvKR ...]
 //! ```
 //!
 //! Prints one line per ending (positions compared, disagreements, build time, size,
-//! longest mate) and exits with status 1 on any disagreement.
+//! longest mate) and exits with status 1 on any disagreement. With `--build` it compares
+//! nothing: it builds each ending with every ending it leads to, from nothing, and
+//! prints the time and size of each table and of the whole.
 
 use std::process::ExitCode;
 
-use pnmate::dtm::{Dtm, Material, store};
+use pnmate::dtm::{Dtm, Material, build_fresh, store};
 use shakmaty::Chess;
 use shakmaty_syzygy::{Tablebase, Wdl};
 
+/// Every material of three or four men, in Syzygy's naming.
+fn all_materials() -> Vec<String> {
+    const ROLES: [char; 5] = ['Q', 'R', 'B', 'N', 'P'];
+    let mut names = Vec::new();
+    for (i, a) in ROLES.iter().enumerate() {
+        names.push(format!("K{a}vK"));
+        for b in &ROLES[i..] {
+            names.push(format!("K{a}{b}vK"));
+            names.push(format!("K{a}vK{b}"));
+        }
+    }
+    names
+}
+
+/// Times the first request of each of `names`: its table and every one it leads to.
+fn build_times(names: &[String]) -> ExitCode {
+    for name in names {
+        let Some(material) = Material::named(name) else {
+            eprintln!("{name}: not a material of at most four men");
+            return ExitCode::from(2);
+        };
+        let start = std::time::Instant::now();
+        let tables = build_fresh(material);
+        let all = start.elapsed();
+        let bytes: usize = tables.iter().map(|t| t.bytes()).sum();
+        let own = tables.last().expect("the requested table");
+        println!(
+            "{:8} table {:>5} ms {:>5.1} MB   with {:>2} sub-endings {:>5} ms {:>5.1} MB",
+            name,
+            own.built_in.as_millis(),
+            own.bytes() as f64 / f64::from(1 << 20),
+            tables.len() - 1,
+            all.as_millis(),
+            bytes as f64 / f64::from(1 << 20)
+        );
+    }
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "--build") {
+        let names = if args.len() > 1 { args[1..].to_vec() } else { all_materials() };
+        return build_times(&names);
+    }
     let Some(dir) = args.first() else {
         eprintln!("usage: dtm_check SYZYGY_DIR [MATERIAL ...]");
         return ExitCode::from(2);

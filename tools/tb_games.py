@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Clock games from won tablebase positions against a perfect defender.
 
-The engine (a UCI command, given SyzygyPath) plays the winning side of each position
+The engine (a UCI command, given SyzygyPath unless --no-engine-tables) plays the winning side of each position
 through python-chess's `engine.play`, with a game clock and the game's moves as history,
 as a bot would. The defender plays the tables' best defence, probed with
 python-chess's own Syzygy code: the move that keeps its best value, then the longest
 distance to the next capture or pawn move (DTZ). The defender claims every draw it can:
 the 50-move rule and threefold repetition, on its turn. A game counts as won only by
-checkmate.
+checkmate; one won in no more moves than the suite's `bm #N` (the start's distance to mate)
+is also counted as mated within its DTM.
 
   python3 tools/tb_games.py --engine target/release/pnmate --syzygy DIR \\
       --epd epd/public/endgames/KBNvK500pv.epd --games 40 --seed 7
@@ -17,6 +18,7 @@ not won, with its moves.
 """
 import argparse
 import random
+import re
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -27,12 +29,14 @@ import chess.syzygy
 
 
 def load(path, games, seed):
+    """A seeded sample of the suite's positions, each with its `bm #N` (None without)."""
     fens = []
     with open(path) as f:
         for line in f:
             fields = line.split()
             if len(fields) >= 4 and not line.startswith('#'):
-                fens.append(' '.join(fields[:4]) + ' 0 1')
+                mate = re.search(r'bm #-?(\d+)', line)
+                fens.append((' '.join(fields[:4]) + ' 0 1', int(mate.group(1)) if mate else None))
     return random.Random(seed).sample(fens, min(games, len(fens)))
 
 
@@ -54,14 +58,14 @@ def defence(tables, board):
     return best[1]
 
 
-def play(command, syzygy, fen, base, inc, hash_mb):
+def play(command, syzygy, fen, base, inc, hash_mb, engine_tables):
     """One game; returns (result, board). The engine's clock is kept by wall time."""
     tables = chess.syzygy.open_tablebase(syzygy)
     board = chess.Board(fen)
     winner = board.turn if tables.probe_wdl(board) > 0 else not board.turn
     engine = chess.engine.SimpleEngine.popen_uci(command.split())
     try:
-        engine.configure({'SyzygyPath': syzygy, 'Hash': hash_mb})
+        engine.configure({'SyzygyPath': syzygy, 'Hash': hash_mb} if engine_tables else {'Hash': hash_mb})
         engine.ping()
         clock = {chess.WHITE: base, chess.BLACK: base}
         game = object()
@@ -105,6 +109,8 @@ def main():
     ap.add_argument('--inc', type=float, default=0.1, help='increment per move')
     ap.add_argument('--hash', type=int, default=256)
     ap.add_argument('--jobs', type=int, default=2, help='games played at once')
+    ap.add_argument('--no-engine-tables', action='store_true',
+                    help='give the engine no SyzygyPath (the defence still plays from the tables)')
     args = ap.parse_args()
 
     failed = 0
@@ -112,10 +118,15 @@ def main():
         fens = load(path, args.games, args.seed)
         with ThreadPoolExecutor(args.jobs) as pool:
             results = list(pool.map(
-                lambda fen: (fen, *play(args.engine, args.syzygy, fen, args.clock, args.inc, args.hash)), fens))
-        won = sum(r == 'won' for _, r, _ in results)
-        print(f'{path}: {won}/{len(results)} won by checkmate ({args.clock:g} s + {args.inc:g} s)')
-        for fen, result, board in results:
+                lambda game: (*game, *play(args.engine, args.syzygy, game[0], args.clock, args.inc, args.hash,
+                                           not args.no_engine_tables)), fens))
+        won = sum(r == 'won' for _, _, r, _ in results)
+        # The winner's moves: the plies played, rounded up when the winner moved first.
+        within = sum(r == 'won' and dtm is not None and (len(b.move_stack) + 1) // 2 <= dtm
+                     for _, dtm, r, b in results)
+        print(f'{path}: {won}/{len(results)} won by checkmate, {within} within the start\'s distance to mate '
+              f'({args.clock:g} s + {args.inc:g} s)')
+        for fen, _, result, board in results:
             if result != 'won':
                 failed += 1
                 moves = ' '.join(m.uci() for m in board.move_stack)

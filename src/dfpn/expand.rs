@@ -90,6 +90,11 @@ pub trait Expand: Game {
         false
     }
 
+    /// Whether exact values of its ending decide `node` (chess, four men or fewer).
+    fn exactly_known(_node: &Node<Self>) -> bool {
+        false
+    }
+
     /// Expands a node (`or`: the attacker's to move, else the defender's; `r` plies left,
     /// `ply` plies below the search root) into `children`, or decides it.
     fn expand(
@@ -131,6 +136,10 @@ impl Expand for Chess {
 
     fn tables_refute(tables: &Tables, node: &Node, attacker: Color) -> bool {
         tables.wins(node, attacker) == Some(false)
+    }
+
+    fn exactly_known(node: &Node) -> bool {
+        node.pos.board().occupied().count() <= crate::knowledge::dtm::DTM_MEN && node.pos.castles().is_empty()
     }
 
     #[inline(always)]
@@ -246,8 +255,7 @@ impl Expander<'_, '_, Chess> {
                     if evasions == 0 {
                         return Expansion::Decided(Value::proven(Plies::new(1)), MoveCode::of(m));
                     }
-                    start(guide.exact(node, m))
-                        .unwrap_or_else(|| Value::open(PnDn(guide.check(m, evasions)), PnDn::ONE))
+                    start(guide.exact(node, m)).unwrap_or_else(|| Value::open(PnDn(guide.check(evasions)), PnDn::ONE))
                 }
                 None => start(guide.exact(node, m)).unwrap_or_else(|| Value::open(PnDn(guide.tactical()), PnDn::ONE)),
             };
@@ -480,7 +488,7 @@ mod tests {
         let tt = Table::new(1);
         let mut monitor = Monitor::new(Control::new(), None);
         let mut knowledge = Knowledge::new(Color::White, None);
-        knowledge.begin_call(n.pos.board());
+        knowledge.begin_call(n.pos.board(), crate::knowledge::Limits::default());
         let mut set_aside = SetAside::default();
         set_aside.begin();
         let mut expand = |cycles, ply, children: &mut Vec<Child>| {

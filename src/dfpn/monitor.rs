@@ -114,6 +114,12 @@ impl Control {
         self.start.elapsed()
     }
 
+    /// The time left before the deadline (None: no deadline).
+    pub fn time_left(&self) -> Option<Duration> {
+        let d = self.deadline_ms.load(Ordering::Relaxed);
+        (d != u64::MAX).then(|| Duration::from_millis(d).saturating_sub(self.start.elapsed()))
+    }
+
     /// Whether the deadline has passed.
     pub fn past_deadline(&self) -> bool {
         let d = self.deadline_ms.load(Ordering::Relaxed);
@@ -216,6 +222,11 @@ impl Monitor {
     /// Whether this is a helper thread's monitor.
     pub fn is_helper(&self) -> bool {
         matches!(self.team, Some((_, true)))
+    }
+
+    /// The search's node limit, if it has one.
+    pub fn node_limit(&self) -> Option<u64> {
+        (self.node_limit != u64::MAX).then_some(self.node_limit)
     }
 
     /// Nodes counted by this thread and, for a team's main thread, by its helpers.

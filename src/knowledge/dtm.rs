@@ -15,6 +15,8 @@
 //! are nodes of their own, kept apart from the placement array. Castling rights are
 //! outside the tables.
 
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -169,40 +171,135 @@ impl Material {
     }
 }
 
-/// The squares of the a1-d1-d4 triangle in the order of the white king's index without
-/// pawns (255: outside).
-const TRIANGLE: [u8; 64] = {
-    let mut t = [255u8; 64];
-    let mut i = 0;
-    let mut sq = 0;
-    while sq < 64 {
-        let (f, r) = (sq & 7, sq >> 3);
-        if f <= 3 && r <= f {
-            t[sq] = i;
-            i += 1;
-        }
-        sq += 1;
-    }
-    t
-};
-
-/// The triangle's squares by index.
-const TRIANGLE_SQUARES: [u8; 10] = {
-    let mut s = [0u8; 10];
-    let mut sq = 0;
-    while sq < 64 {
-        if TRIANGLE[sq] != 255 {
-            s[TRIANGLE[sq] as usize] = sq as u8;
-        }
-        sq += 1;
-    }
-    s
-};
-
-/// Mirrors a square in the a1-h8 diagonal.
+/// A symmetry of the board without pawns: bit 0 mirrors the files, bit 1 the ranks, and
+/// bit 2 then swaps files and ranks (the a1-h8 diagonal).
 #[inline]
-fn diagonal(sq: u8) -> u8 {
-    (sq >> 3) | ((sq & 7) << 3)
+const fn transform(t: u8, sq: u8) -> u8 {
+    let mut x = sq;
+    if t & 1 != 0 {
+        x ^= 7;
+    }
+    if t & 2 != 0 {
+        x ^= 56;
+    }
+    if t & 4 != 0 {
+        x = (x >> 3) | ((x & 7) << 3);
+    }
+    x
+}
+
+/// Every square under every symmetry.
+const TRANSFORMED: [[u8; 64]; 8] = {
+    let mut out = [[0u8; 64]; 8];
+    let mut t = 0;
+    while t < 8 {
+        let mut sq = 0;
+        while sq < 64 {
+            out[t][sq] = transform(t as u8, sq as u8);
+            sq += 1;
+        }
+        t += 1;
+    }
+    out
+};
+
+/// The symmetry that brings the kings of a placement without pawns to their canonical
+/// squares: the white king in the a1-d1-d4 triangle and, with it on the diagonal, the
+/// black king on or below it. AMBIGUOUS is added where both kings end on the diagonal,
+/// so that the diagonal swap (bit 2) may be applied as well.
+const KK_TRANSFORM: [[u8; 64]; 64] = {
+    let mut out = [[0u8; 64]; 64];
+    let mut wk = 0;
+    while wk < 64 {
+        let mut t = 0u8;
+        if wk & 7 > 3 {
+            t |= 1;
+        }
+        if wk >> 3 > 3 {
+            t |= 2;
+        }
+        let w = transform(t, wk as u8);
+        if w >> 3 > w & 7 {
+            t |= 4;
+        }
+        let mut bk = 0;
+        while bk < 64 {
+            let w = transform(t, wk as u8);
+            let b = transform(t, bk as u8);
+            out[wk][bk] = if w >> 3 != w & 7 {
+                t
+            } else if b >> 3 > b & 7 {
+                t | 4
+            } else if b >> 3 == b & 7 {
+                t | AMBIGUOUS
+            } else {
+                t
+            };
+            bk += 1;
+        }
+        wk += 1;
+    }
+    out
+};
+
+/// Flag of [`KK_TRANSFORM`]: the kings are symmetric in the a1-h8 diagonal.
+const AMBIGUOUS: u8 = 8;
+
+/// Canonical king pairs without pawns: the white king in the triangle, the black king on
+/// another square not next to it, and on or below the diagonal when the white king is on it.
+const KK_PAIRS: usize = 462;
+
+/// The index of each canonical king pair (by white, black king), NO_PAIR elsewhere.
+const KK_INDEX: [[u16; 64]; 64] = {
+    let mut out = [[NO_PAIR; 64]; 64];
+    let mut i = 0;
+    let mut wk: usize = 0;
+    while wk < 64 {
+        let (wf, wr) = (wk & 7, wk >> 3);
+        if wf <= 3 && wr <= wf {
+            let mut bk: usize = 0;
+            while bk < 64 {
+                let (bf, br) = (bk & 7, bk >> 3);
+                let near = wf.abs_diff(bf) <= 1 && wr.abs_diff(br) <= 1;
+                if !near && !(wr == wf && br > bf) {
+                    out[wk][bk] = i;
+                    i += 1;
+                }
+                bk += 1;
+            }
+        }
+        wk += 1;
+    }
+    assert!(i as usize == KK_PAIRS);
+    out
+};
+
+/// No canonical king pair.
+const NO_PAIR: u16 = u16::MAX;
+
+/// The kings of each canonical pair, by index.
+const KK_SQUARES: [(u8, u8); KK_PAIRS] = {
+    let mut out = [(0u8, 0u8); KK_PAIRS];
+    let mut wk = 0;
+    while wk < 64 {
+        let mut bk = 0;
+        while bk < 64 {
+            if KK_INDEX[wk][bk] != NO_PAIR {
+                out[KK_INDEX[wk][bk] as usize] = (wk as u8, bk as u8);
+            }
+            bk += 1;
+        }
+        wk += 1;
+    }
+    out
+};
+
+/// Whether a square is on one of the long diagonals, the only squares a symmetry of the
+/// board without pawns can fix.
+#[inline]
+fn on_long_diagonal(sq: u8) -> bool {
+    let (f, r) = (sq & 7, sq >> 3);
+    f == r || f + r == 7
 }
 
 /// The value code of a position: 0 for a draw (or no legal position), else one more than
@@ -242,8 +339,9 @@ fn before(child: Code) -> Code {
 pub struct Table {
     material: Material,
     pawnless: bool,
-    /// Each man's number of slots in the index: the white king's 10 (triangle) or 32
-    /// (files a-d), a pawn's 48, any other man's 64.
+    /// Each man's number of slots in the index. Without pawns the kings share one slot
+    /// of [`KK_PAIRS`] (and the black king's is 1); with pawns the white king has 32
+    /// (files a-d) and the black king 64. A pawn has 48, any other man 64.
     dims: [usize; DTM_MEN],
     /// Placements; values are at `2 * index + side` (white 0).
     size: usize,
@@ -265,8 +363,9 @@ impl Table {
         let mut dims = [1; DTM_MEN];
         for (i, &(_, r)) in material.men[..material.n].iter().enumerate() {
             dims[i] = match (i, r) {
-                (0, _) if pawnless => 10,
+                (0, _) if pawnless => KK_PAIRS,
                 (0, _) => 32,
+                (1, _) if pawnless => 1,
                 (_, Role::Pawn) => 48,
                 _ => 64,
             };
@@ -282,6 +381,11 @@ impl Table {
             built_in: Duration::ZERO,
             longest: 0,
         }
+    }
+
+    /// Its material.
+    pub fn material(&self) -> Material {
+        self.material
     }
 
     /// Bytes of memory the table takes.
@@ -317,27 +421,24 @@ impl Table {
 
     /// The index of squares `s` in the table's orientation (the white king wherever).
     #[inline]
-    fn canonical(&self, mut s: Squares) -> usize {
+    fn canonical(&self, s: Squares) -> usize {
         let n = self.material.n;
-        if s[0] & 7 > 3 {
-            s[..n].iter_mut().for_each(|x| *x ^= 7);
-        }
         if !self.pawnless {
+            let mut s = s;
+            if s[0] & 7 > 3 {
+                s[..n].iter_mut().for_each(|x| *x ^= 7);
+            }
             return self.encode(self.sorted(s));
         }
-        if s[0] >> 3 > 3 {
-            s[..n].iter_mut().for_each(|x| *x ^= 56);
-        }
-        if s[0] >> 3 > s[0] & 7 {
-            s[..n].iter_mut().for_each(|x| *x = diagonal(*x));
-        }
-        let a = self.encode(self.sorted(s));
-        if s[0] >> 3 == s[0] & 7 {
-            s[..n].iter_mut().for_each(|x| *x = diagonal(*x));
-            a.min(self.encode(self.sorted(s)))
-        } else {
-            a
-        }
+        let t = KK_TRANSFORM[s[0] as usize][s[1] as usize];
+        let apply = |t: u8| {
+            let mut u = s;
+            let map = &TRANSFORMED[usize::from(t & 7)];
+            u[..n].iter_mut().for_each(|x| *x = map[usize::from(*x)]);
+            self.encode(self.sorted(u))
+        };
+        let a = apply(t);
+        if t & AMBIGUOUS != 0 { a.min(apply(t | 4)) } else { a }
     }
 
     /// Squares with two men alike in ascending order (they may only be the last two).
@@ -349,11 +450,17 @@ impl Table {
         s
     }
 
+    /// The index of a canonical placement.
     #[inline]
     fn encode(&self, s: Squares) -> usize {
-        let mut index =
-            if self.pawnless { TRIANGLE[s[0] as usize] as usize } else { ((s[0] >> 3) * 4 + (s[0] & 7)) as usize };
-        for (i, &sq) in s.iter().enumerate().take(self.material.n).skip(1) {
+        let mut index = if self.pawnless {
+            let pair = KK_INDEX[s[0] as usize][s[1] as usize];
+            debug_assert!(pair != NO_PAIR, "kings not in canonical squares");
+            usize::from(pair)
+        } else {
+            ((s[0] >> 3) * 4 + (s[0] & 7)) as usize * 64 + s[1] as usize
+        };
+        for (i, &sq) in s.iter().enumerate().take(self.material.n).skip(2) {
             let slot = if self.material.men[i].1 == Role::Pawn { sq as usize - 8 } else { sq as usize };
             index = index * self.dims[i] + slot;
         }
@@ -362,22 +469,29 @@ impl Table {
 
     fn decode(&self, mut index: usize) -> Squares {
         let mut s = [0u8; DTM_MEN];
-        for i in (1..self.material.n).rev() {
+        for i in (2..self.material.n).rev() {
             let (slot, rest) = if self.dims[i] == 64 { (index & 63, index >> 6) } else { (index % 48, index / 48) };
             index = rest;
             s[i] = if self.material.men[i].1 == Role::Pawn { slot as u8 + 8 } else { slot as u8 };
         }
-        s[0] = if self.pawnless { TRIANGLE_SQUARES[index] } else { ((index / 4) * 8 + index % 4) as u8 };
+        (s[0], s[1]) = if self.pawnless {
+            KK_SQUARES[index]
+        } else {
+            let (w, b) = (index / 64, index % 64);
+            (((w / 4) * 8 + w % 4) as u8, b as u8)
+        };
         s
     }
 
     /// The index after man `i` of the canonical placement `s` (index `index`) moves to
-    /// `to`, found from the index alone where no symmetry can change: not the white king,
-    /// not one of two men alike, and without pawns the white king off the diagonal.
+    /// `to`, found from the index alone where no symmetry can change: not a king without
+    /// pawns (nor the white king with them), not one of two men alike, and not with both
+    /// kings on the diagonal.
     #[inline]
     fn shifted(&self, index: usize, s: &Squares, i: usize, to: u8) -> Option<usize> {
         let alike = self.material.n == 4 && i >= 2 && self.material.men[2] == self.material.men[3];
-        if i == 0 || alike || (self.pawnless && s[0] >> 3 == s[0] & 7) {
+        let kings = if self.pawnless { i < 2 || KK_TRANSFORM[s[0] as usize][s[1] as usize] != 0 } else { i == 0 };
+        if kings || alike {
             return None;
         }
         let stride: usize = self.dims[i + 1..self.material.n].iter().product();
@@ -670,7 +784,6 @@ fn ep_capture_legal(p: &Placement, side: Color) -> bool {
 /// Lists one node's first state is worked out with, kept for their allocations.
 #[derive(Default)]
 struct Scratch {
-    inside: Vec<(Squares, bool, usize)>,
     children: Vec<u32>,
     eps: Vec<u32>,
 }
@@ -680,18 +793,31 @@ const BROKEN: u8 = 255;
 /// A node's floor during a build: it is never lost (a move draws or wins).
 const NEVER: u8 = 255;
 
+/// A node's state during a build, packed in one word that both threads of the
+/// retrograde pass update at once: the value code (bits 0-7); the moves that stay in the
+/// material and are not yet known to lose (bits 8-15; BROKEN: no position); the value
+/// code of the longest loss by a capture or promotion (bits 16-23; NEVER where one draws
+/// or wins), as a node lost inside the material is lost no sooner.
+type State = AtomicU32;
+
+#[inline]
+fn pack(value: Code, count: u8, floor: u8) -> u32 {
+    u32::from(value) | u32::from(count) << 8 | u32::from(floor) << 16
+}
+
+#[inline]
+fn unpack(state: u32) -> (Code, u8, u8) {
+    (state as u8, (state >> 8) as u8, (state >> 16) as u8)
+}
+
 /// A table under construction. Nodes are the placements with each side to move (ids
 /// below `2 * size`), then the en passant positions met, each once.
 struct Builder {
     table: Table,
     exits: Exits,
-    values: Vec<Code>,
-    /// Moves that stay in the material and are not yet known to lose (BROKEN: no
-    /// position).
-    count: Vec<u8>,
-    /// The value code of the longest loss by a capture or promotion (NEVER where one
-    /// draws or wins): a node lost inside the material is lost no sooner.
-    floor: Vec<u8>,
+    /// Each node's state, in one array: the retrograde pass reads a node's state at
+    /// random, and one cache line serves it all.
+    nodes: Vec<State>,
     /// Nodes by the plies of their value, to be spread to their predecessors in order.
     buckets: Vec<Vec<u32>>,
     /// En passant nodes by the id of the same placement without the right.
@@ -707,9 +833,7 @@ impl Builder {
         Builder {
             table,
             exits: Exits::new(&material, built),
-            values: vec![0; n],
-            count: vec![BROKEN; n],
-            floor: vec![0; n],
+            nodes: (0..n).map(|_| State::new(pack(0, BROKEN, 0))).collect(),
             buckets: vec![Vec::new(); 256],
             ep_ids: FxHashMap::default(),
             ep_nodes: Vec::new(),
@@ -721,10 +845,8 @@ impl Builder {
         if let Some(&id) = self.ep_ids.get(&plain) {
             return id;
         }
-        let id = self.values.len() as u32;
-        self.values.push(0);
-        self.count.push(BROKEN);
-        self.floor.push(0);
+        let id = self.nodes.len() as u32;
+        self.nodes.push(State::new(pack(0, BROKEN, 0)));
         let side = if plain & 1 == 0 { Color::White } else { Color::Black };
         self.ep_nodes.push((self.table.decode(plain as usize / 2), side));
         self.ep_ids.insert(plain, id);
@@ -733,17 +855,29 @@ impl Builder {
 
     /// A node's first state from its moves (count, floor, value code): mated or
     /// stalemated, the values of its captures and promotions, and how many moves stay in
-    /// the material. The placement keys of its en passant children go to `eps`; `inside`
-    /// and `children` are scratch lists.
+    /// the material. The placement keys of its en passant children go to `eps`; `children`
+    /// is a scratch list.
     fn first(&self, index: usize, s: Squares, side: Color, ep: bool, scratch: &mut Scratch) -> (u8, u8, Code) {
         let material = self.table.material;
         let p = Placement { material: &material, s };
-        scratch.inside.clear();
-        let (mut win, mut draw, mut loss, mut any) = (0u8, false, 0u8, false);
+        scratch.children.clear();
+        // Where no two moves can join, the moves inside are only counted.
+        let joins = self.joins(!side, &s);
+        let t = &self.table;
+        let (mut win, mut draw, mut loss, mut any, mut inside) = (0u8, false, 0u8, false, 0usize);
         moves(&self.exits, &p, side, ep, |step| {
             any = true;
             match step {
-                Step::Inside(s, ep, i) => scratch.inside.push((s, ep, i)),
+                Step::Inside(cs, ep, i) => {
+                    if joins {
+                        scratch.children.push(t.after_move(index, &s, i, cs) as u32);
+                    } else {
+                        inside += 1;
+                        if ep {
+                            scratch.eps.push(key(t.after_move(index, &s, i, cs), !side));
+                        }
+                    }
+                }
                 Step::Exit(code) => match before(code) {
                     0 => draw = true,
                     v if v % 2 == 0 => win = if win == 0 { v } else { win.min(v) },
@@ -755,22 +889,14 @@ impl Builder {
             let mated = p.attacked(p.king(side), !side, p.occupied(), usize::MAX);
             return if mated { (0, 0, 1) } else { (0, NEVER, 0) };
         }
-        let count = if self.table.pawnless {
+        let count = if joins {
             // Two moves may lead to one placement up to symmetry: counted once, as the
-            // predecessors of a placement are.
-            scratch.children.clear();
-            let t = &self.table;
-            scratch.children.extend(scratch.inside.iter().map(|&(cs, _, i)| t.after_move(index, &s, i, cs) as u32));
+            // predecessors of a placement are (joins are only without pawns: no en passant).
             scratch.children.sort_unstable();
             scratch.children.dedup();
             scratch.children.len()
         } else {
-            for &(cs, ep, i) in &scratch.inside {
-                if ep {
-                    scratch.eps.push(key(self.table.after_move(index, &s, i, cs), !side));
-                }
-            }
-            scratch.inside.len()
+            inside
         };
         let floor = if draw || win > 0 { NEVER } else { loss };
         let value = if win > 0 {
@@ -786,49 +912,72 @@ impl Builder {
     /// Sets node `id` to its first state, queued by its value if it has one.
     fn set_first(&mut self, id: u32, (count, floor, value): (u8, u8, Code)) {
         let i = id as usize;
-        self.count[i] = count;
-        self.floor[i] = floor;
-        self.values[i] = value;
+        *self.nodes[i].get_mut() = pack(value, count, floor);
         if value > 0 {
             self.buckets[value as usize - 1].push(id);
         }
     }
 
-    /// The nodes with a move to node `id` that stays in the material (each once in a
-    /// table without pawns, whose symmetries can join two moves).
+    /// The nodes with a move to node `id` that stays in the material, each as many times
+    /// as it has such moves: once where a symmetry can join two of them (see
+    /// [`Builder::joins`]).
     fn predecessors(&self, id: u32, out: &mut Vec<u32>) {
         out.clear();
         let n2 = 2 * self.table.size as u32;
-        let (s, side, ep) = if id < n2 {
+        let (s, side, ep, index) = if id < n2 {
             let side = if id & 1 == 0 { Color::White } else { Color::Black };
-            (self.table.decode(id as usize / 2), side, false)
+            // Nodes are canonical placements: the index is the id's.
+            (self.table.decode(id as usize / 2), side, false, id as usize / 2)
         } else {
             let (s, side) = self.ep_nodes[(id - n2) as usize];
-            (s, side, true)
+            (s, side, true, self.table.canonical(s))
         };
-        let index = self.table.canonical(s);
         let material = self.table.material;
+        let n = material.n;
         let p = Placement { material: &material, s };
         let mover = !side;
         let occ = p.occupied();
+        let ksq = Square::new(p.king(side).into());
         let up: i8 = if mover == Color::White { 8 } else { -8 };
-        let push = |t: &Placement, i: usize, out: &mut Vec<u32>| {
-            if !t.attacked(t.king(side), mover, t.occupied(), usize::MAX) {
-                let plain = key(self.table.after_move(index, &s, i, t.s), mover);
-                out.push(plain);
-                if !self.ep_ids.is_empty()
-                    && let Some(&e) = self.ep_ids.get(&plain)
-                {
-                    out.push(e);
+        let with_ep = !self.ep_ids.is_empty();
+        let t = &self.table;
+        let push = |i: usize, to: u8, out: &mut Vec<u32>| {
+            let plain = match t.shifted(index, &s, i, to) {
+                Some(k) => key(k, mover),
+                None => {
+                    let mut u = s;
+                    u[i] = to;
+                    key(t.canonical(u), mover)
                 }
+            };
+            out.push(plain);
+            if with_ep && let Some(&e) = self.ep_ids.get(&plain) {
+                out.push(e);
             }
         };
-        for (i, &(c, role)) in material.men.iter().enumerate().take(material.n) {
+        for i in 0..n {
+            let (c, role) = material.men[i];
             if c != mover {
                 continue;
             }
-            let sq = s[i];
+            let from = Square::new(s[i].into());
+            let rest = occ ^ Bitboard::from(from);
+            // Where man `i` may have come from with the king of `side` not attacked after:
+            // not a square attacking it, and one blocking each other man that would.
+            let piece = Piece { color: c, role };
+            let mut allowed = !match role {
+                Role::Pawn => shakmaty::attacks::pawn_attacks(side, ksq),
+                _ => attacks(ksq, piece, rest),
+            };
+            for j in (0..n).filter(|&j| j != i && material.men[j].0 == mover) {
+                let (jc, jrole) = material.men[j];
+                let jsq = Square::new(s[j].into());
+                if hits(jrole, jc, s[j], ksq as u8, rest) {
+                    allowed &= shakmaty::attacks::between(jsq, ksq);
+                }
+            }
             if role == Role::Pawn {
+                let sq = s[i];
                 let prev = sq as i8 - up;
                 let double_rank = if mover == Color::White { 3 } else { 4 };
                 let on_double = sq >> 3 == double_rank;
@@ -837,33 +986,39 @@ impl Builder {
                     if !on_double {
                         continue;
                     }
-                } else if (8..56).contains(&prev) && !occ.contains(Square::new(prev as u32)) {
-                    let mut t = p;
-                    t.s[i] = prev as u8;
-                    push(&t, i, out);
+                } else if (8..56).contains(&prev)
+                    && !occ.contains(Square::new(prev as u32))
+                    && allowed.contains(Square::new(prev as u32))
+                {
+                    push(i, prev as u8, out);
                 }
                 let prev2 = prev - up;
                 if on_double
                     && !occ.contains(Square::new(prev as u32))
                     && !occ.contains(Square::new(prev2 as u32))
+                    && allowed.contains(Square::new(prev2 as u32))
                     && ep == ep_capture_legal(&p, side)
                 {
-                    let mut t = p;
-                    t.s[i] = prev2 as u8;
-                    push(&t, i, out);
+                    push(i, prev2 as u8, out);
                 }
             } else if !ep {
-                for to in attacks(Square::new(sq.into()), Piece { color: c, role }, occ) & !occ {
-                    let mut t = p;
-                    t.s[i] = to as u8;
-                    push(&t, i, out);
+                for to in attacks(from, piece, occ) & !occ & allowed {
+                    push(i, to as u8, out);
                 }
             }
         }
-        if self.table.pawnless {
+        if self.joins(side, &s) {
             out.sort_unstable();
             out.dedup();
         }
+    }
+
+    /// Whether two moves (or two retractions) that leave `still`'s king on its square in
+    /// `s` can lead to one node: only without pawns, where a symmetry of the board fixes
+    /// that square (one on a long diagonal).
+    #[inline]
+    fn joins(&self, still: Color, s: &Squares) -> bool {
+        self.table.pawnless && on_long_diagonal(s[usize::from(still == Color::Black)])
     }
 
     fn run(mut self) -> Table {
@@ -929,49 +1084,89 @@ impl Builder {
             }
             next_ep += 1;
         }
-        let mut preds = Vec::with_capacity(64);
-        let mut longest = 0;
         for plies in 0..254usize {
-            let list = std::mem::take(&mut self.buckets[plies]);
-            for id in list {
-                if usize::from(self.values[id as usize]) != plies + 1 {
-                    continue;
-                }
-                longest = plies;
-                self.predecessors(id, &mut preds);
-                for &pred in &preds {
-                    let q = pred as usize;
-                    if self.count[q] == BROKEN {
-                        continue;
-                    }
-                    if plies % 2 == 0 {
-                        let code = (plies + 2) as u8;
-                        let v = self.values[q];
-                        if v == 0 || (v.is_multiple_of(2) && v > code) {
-                            self.values[q] = code;
-                            self.buckets[plies + 1].push(pred);
-                        }
-                    } else if self.values[q] == 0 {
-                        self.count[q] -= 1;
-                        if self.count[q] == 0 && self.floor[q] != NEVER {
-                            let code = ((plies + 2) as u8).max(self.floor[q]);
-                            self.values[q] = code;
-                            self.buckets[code as usize - 1].push(pred);
-                        }
-                    }
+            let mut list = std::mem::take(&mut self.buckets[plies]);
+            if list.is_empty() {
+                continue;
+            }
+            // In memory order, for the cache: the nodes' neighbours are near each other.
+            list.sort_unstable();
+            // Each node's value is settled: its predecessors' new values are all longer,
+            // so the list may be split between two threads in any way.
+            let found = if list.len() < 4096 {
+                vec![self.spread(plies, &list)]
+            } else {
+                let (low, high) = list.split_at(list.len() / 2);
+                let this = &self;
+                std::thread::scope(|scope| {
+                    let other = scope.spawn(move || this.spread(plies, high));
+                    vec![this.spread(plies, low), other.join().expect("the retrograde pass's other half")]
+                })
+            };
+            for found in found {
+                for (code, id) in found {
+                    self.buckets[code as usize - 1].push(id);
                 }
             }
         }
         let n2 = 2 * self.table.size;
         let mut table = self.table;
         for (&plain, &id) in &self.ep_ids {
-            table.ep.insert(plain, self.values[id as usize]);
+            table.ep.insert(plain, self.nodes[id as usize].load(Relaxed) as u8);
         }
-        self.values.truncate(n2);
-        table.values = self.values;
-        table.longest = longest as u32;
+        table.values = self.nodes[..n2].iter().map(|n| n.load(Relaxed) as u8).collect();
+        table.longest = table.values.iter().map(|&v| u32::from(v).saturating_sub(1)).max().unwrap_or(0);
         table.built_in = start.elapsed();
         table
+    }
+
+    /// Spreads the values of `list`'s nodes, settled at `plies + 1`, to their
+    /// predecessors: the nodes given a value, with it.
+    fn spread(&self, plies: usize, list: &[u32]) -> Vec<(Code, u32)> {
+        let mut found = Vec::new();
+        let mut preds = Vec::with_capacity(64);
+        for &id in list {
+            if usize::from(self.nodes[id as usize].load(Relaxed) as u8) != plies + 1 {
+                continue;
+            }
+            self.predecessors(id, &mut preds);
+            for &pred in &preds {
+                let node = &self.nodes[pred as usize];
+                let mut old = node.load(Relaxed);
+                loop {
+                    let (v, count, floor) = unpack(old);
+                    if count == BROKEN {
+                        break;
+                    }
+                    let new = if plies.is_multiple_of(2) {
+                        // A loss: the predecessor wins in one more ply, if no sooner.
+                        let code = (plies + 2) as u8;
+                        if v != 0 && (v % 2 == 1 || v <= code) {
+                            break;
+                        }
+                        pack(code, count, floor)
+                    } else {
+                        // A win for the other side: one move fewer to escape it.
+                        if v != 0 {
+                            break;
+                        }
+                        let count = count - 1;
+                        let v = if count == 0 && floor != NEVER { ((plies + 2) as u8).max(floor) } else { 0 };
+                        pack(v, count, floor)
+                    };
+                    match node.compare_exchange_weak(old, new, Relaxed, Relaxed) {
+                        Ok(_) => {
+                            if new as u8 != 0 {
+                                found.push((new as u8, pred));
+                            }
+                            break;
+                        }
+                        Err(now) => old = now,
+                    }
+                }
+            }
+        }
+        found
     }
 }
 
@@ -981,9 +1176,28 @@ fn build(material: Material, built: &Built) -> Table {
     Builder::new(material, built).run()
 }
 
+/// Builds the tables of `material` and of every material it leads to, from nothing and
+/// apart from the process's store, smallest first: what a first request costs.
+pub fn build_fresh(material: Material) -> Vec<Arc<Table>> {
+    let mut order = Vec::new();
+    closure(material, &mut order);
+    // A capture leaves fewer men, a promotion fewer pawns.
+    order.sort_by_key(|m| (m.n, m.men[..m.n].iter().filter(|x| x.1 == Role::Pawn).count()));
+    let mut built = Built::default();
+    let mut out = Vec::new();
+    for &m in &order {
+        let table = Arc::new(build(m, &built));
+        built.insert(m, Arc::clone(&table));
+        out.push(table);
+    }
+    out
+}
+
 /// The tables of the process, shared by every search thread and kept across games.
 pub struct Store {
     inner: Mutex<Inner>,
+    /// Microseconds spent building tables in this process, for benches.
+    building: std::sync::atomic::AtomicU64,
     /// Builds to report, as lines for `info string`: apart from the tables, whose lock
     /// a build holds, so that reporting never waits for a build.
     reports: Mutex<Vec<String>>,
@@ -1000,21 +1214,25 @@ struct Inner {
 /// The process's tables.
 pub fn store() -> &'static Store {
     static STORE: OnceLock<Store> = OnceLock::new();
-    STORE.get_or_init(|| Store { inner: Mutex::new(Inner::default()), reports: Mutex::new(Vec::new()) })
+    STORE.get_or_init(|| Store {
+        inner: Mutex::new(Inner::default()),
+        building: std::sync::atomic::AtomicU64::new(0),
+        reports: Mutex::new(Vec::new()),
+    })
 }
 
 impl Inner {
     /// Builds the table of `material` and every table it reads, where missing (one of
     /// them may have been dropped while `material`'s stayed); a slow build is added to
     /// `reports`. Every material met is added to `closure`.
-    fn ensure(&mut self, material: Material, reports: &Mutex<Vec<String>>, closure: &mut Vec<Material>) {
+    fn ensure(&mut self, material: Material, store: &Store, closure: &mut Vec<Material>) {
         if closure.contains(&material) {
             return;
         }
         closure.push(material);
         for sub in material.successors() {
             if sub.n > 2 {
-                self.ensure(sub, reports, closure);
+                self.ensure(sub, store, closure);
             }
         }
         if self.tables.contains_key(&material) {
@@ -1022,8 +1240,9 @@ impl Inner {
         }
         let table = build(material, &self.tables);
         let (took, bytes) = (table.built_in, table.bytes());
+        store.building.fetch_add(took.as_micros() as u64, Relaxed);
         if took > REPORT_BUILD {
-            reports.lock().unwrap_or_else(|e| e.into_inner()).push(format!(
+            store.reports.lock().unwrap_or_else(|e| e.into_inner()).push(format!(
                 "built the {} distance-to-mate table in {} ms ({:.1} MB)",
                 material.name(),
                 took.as_millis(),
@@ -1046,7 +1265,7 @@ impl Store {
     pub fn table(&self, material: Material) -> Arc<Table> {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let mut closure = Vec::new();
-        inner.ensure(material, &self.reports, &mut closure);
+        inner.ensure(material, self, &mut closure);
         inner.clock += 1;
         let now = inner.clock;
         for &m in &closure {
@@ -1081,6 +1300,22 @@ impl Store {
         }
     }
 
+    /// The table of `material` if it is built, without building anything.
+    fn get(&self, material: Material) -> Option<Arc<Table>> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).tables.get(&material).cloned()
+    }
+
+    /// A rough time to build what `material`'s table needs and the store lacks.
+    fn estimate(&self, material: Material) -> Duration {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        estimate(material, |m| !inner.tables.contains_key(m))
+    }
+
+    /// The time spent building tables in this process so far.
+    pub fn building(&self) -> Duration {
+        Duration::from_micros(self.building.load(Relaxed))
+    }
+
     /// The builds to report since the last call.
     pub fn take_reports(&self) -> Vec<String> {
         std::mem::take(&mut self.reports.lock().unwrap_or_else(|e| e.into_inner()))
@@ -1097,15 +1332,87 @@ fn closure(material: Material, out: &mut Vec<Material>) {
     }
 }
 
-/// The exact values one search reads: the tables it has asked for, kept at hand.
+/// The exact values one df-pn call reads: the tables it has asked for, kept at hand.
+///
+/// The tables of the call root's material (and all it leads to) are always built. A
+/// table met below the root is built too, unless the search's limits cannot afford it
+/// (more than [`BELOW_ROOT_SHARE`] of the time left, or of the node limit): a search of
+/// five men never stalls for seconds on a capture it may never play. Without limits
+/// (analysis) it is weighed as [`UNLIMITED_NODES`].
 #[derive(Default)]
 pub struct Exact {
     tables: std::cell::RefCell<Vec<Arc<Table>>>,
+    /// Materials this call does without.
+    refused: std::cell::RefCell<Vec<Material>>,
+    /// The call root's material and all it leads to.
+    root: Vec<Material>,
+    limits: crate::knowledge::Limits,
 }
 
+/// The share of a search's time left (or of its node limit, at [`node_time`])
+/// that building a table met below its root may take (by [`Store::estimate`]).
+pub const BELOW_ROOT_SHARE: u32 = 4;
+
+/// A rough time to build the tables of `material`'s closure that are `missing`.
+fn estimate(material: Material, missing: impl Fn(&Material) -> bool) -> Duration {
+    let mut all = Vec::new();
+    closure(material, &mut all);
+    let nodes: usize = all.iter().filter(|m| missing(m)).map(|&m| 2 * Table::empty(m).size).sum();
+    BUILD_PER_NODE * nodes as u32
+}
+
+/// The node limit an analysis without limits is weighed as: it must stay responsive, its
+/// progress lines every second, so it builds below its root only the smallest tables.
+const UNLIMITED_NODES: u64 = 1_000_000;
+
+/// What `nodes` search nodes are taken to cost (a microsecond each), to weigh a build
+/// against a node limit.
+fn node_time(nodes: u64) -> Duration {
+    Duration::from_micros(nodes)
+}
+
+/// The build time per node [`Store::estimate`] counts (about what this 2-core machine
+/// takes: 1.7 s for K+Q v K+R's 3.8 M nodes).
+const BUILD_PER_NODE: Duration = Duration::from_nanos(450);
+
 impl Exact {
+    /// A call starts at `root`, within the search's `limits`.
+    pub fn begin_call(&mut self, root: &Board, limits: crate::knowledge::Limits) {
+        self.root.clear();
+        if let Some((material, _)) = Material::of_board(root) {
+            closure(material, &mut self.root);
+        }
+        self.limits = limits;
+        self.refused.get_mut().clear();
+    }
+
+    /// The table of `material` for this call, where it may have it.
+    fn admit(&self, material: Material) -> Option<Arc<Table>> {
+        if self.refused.borrow().contains(&material) {
+            return None;
+        }
+        let store = store();
+        // A node limit weighs the whole build, built or not, so that what a search of
+        // fixed nodes covers never depends on what ran before it.
+        let affordable = |nodes: u64| estimate(material, |_| true) * BELOW_ROOT_SHARE <= node_time(nodes);
+        let admitted = if self.root.contains(&material) {
+            Some(store.table(material))
+        } else if let Some(left) = self.limits.time_left {
+            let cheap = || store.estimate(material) * BELOW_ROOT_SHARE <= left;
+            store.get(material).or_else(|| cheap().then(|| store.table(material)))
+        } else if affordable(self.limits.nodes.unwrap_or(UNLIMITED_NODES)) {
+            Some(store.table(material))
+        } else {
+            None
+        };
+        if admitted.is_none() {
+            self.refused.borrow_mut().push(material);
+        }
+        admitted
+    }
+
     /// The exact value of `pos` for its side to move, where it has at most [`DTM_MEN`] men
-    /// and no castling rights (building its table if need be).
+    /// and no castling rights (building its table if need be, see [`Exact`]).
     pub fn value(&self, pos: &Chess) -> Option<Dtm> {
         let board = pos.board();
         if board.occupied().count() > DTM_MEN || !pos.castles().is_empty() {
@@ -1129,7 +1436,7 @@ impl Exact {
         let i = match tables.iter().position(|t| t.material == material) {
             Some(i) => i,
             None => {
-                tables.push(store().table(material));
+                tables.push(self.admit(material)?);
                 tables.len() - 1
             }
         };

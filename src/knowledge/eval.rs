@@ -1,12 +1,11 @@
 //! The static evaluation the fallback searches with, and the move order of MultiPV:
 //! material, a little mobility, and the mop-up of won endings (drive the enemy king to
-//! the edge, to a corner of the bishop's colour with bishop and knight, score K+Q v K+R
-//! by its fitted model). Centipawns; never a claim.
+//! the edge, to a corner of the bishop's colour with bishop and knight). Centipawns;
+//! never a claim.
 
 use shakmaty::{Bitboard, Board, Chess, Color, Position, Role, Square};
 
 use crate::knowledge::progress::edge_distance;
-use crate::knowledge::queen_rook::{self, QueenRook};
 
 /// A piece's material value in centipawns.
 pub(crate) fn piece_value(role: Role) -> i32 {
@@ -52,9 +51,6 @@ pub(crate) fn mop_up(pos: &Chess, strong: Color, material_edge: i32) -> i32 {
         // ranks above losing the material.
         return -material_edge * 3 / 4;
     };
-    if let Some(duel) = QueenRook::of(board, strong) {
-        return 200 + queen_against_rook(sk, wk, duel, flights);
-    }
     let ours = board.by_color(strong);
     let bishops = board.bishops() & ours;
     let knights = board.knights() & ours;
@@ -73,15 +69,6 @@ pub(crate) fn mop_up(pos: &Chess, strong: Color, material_edge: i32) -> i32 {
     let defended = (board.by_color(weak) & !board.kings()).any();
     let approach = if defended { 20 } else { 10 };
     200 + push + approach * (7 - distance(sk, wk)) + boxed
-}
-
-/// How near `strong` is to mating in K+Q v K+R, in centipawns (20 a move of the
-/// distance to mate), from the placement of the four men and the defending king's safe
-/// flights: the model of [`queen_rook`], fitted to tablebase lines. What it learned is
-/// the technique: the defending king on the edge and near a corner, the kings in
-/// opposition, the rook cut off from its king and driven to the edge.
-fn queen_against_rook(sk: Square, wk: Square, duel: QueenRook, flights: u32) -> i32 {
-    800 - queen_rook::distance_to_mate(sk, wk, duel.queen, duel.rook, flights)
 }
 
 /// The squares next to the enemy king on `wk` it could step to: not its own pieces', not
@@ -148,33 +135,10 @@ mod tests {
     use crate::chess::position::parse_fen;
 
     #[test]
-    fn queen_against_rook_scores_the_technique() {
-        let score = |fen: &str| {
-            let pos = parse_fen(fen).unwrap();
-            let board = pos.board();
-            let (sk, wk) = (board.king_of(Color::White).unwrap(), board.king_of(Color::Black).unwrap());
-            let duel = QueenRook::of(board, Color::White).unwrap();
-            queen_against_rook(sk, wk, duel, safe_flights(&pos, Color::White, wk))
-        };
-        // The defending king on the back rank with its rook beside it and the kings in
-        // opposition (the shape of Philidor's position), against the same men with the
-        // defending king in the centre.
-        let edge = score("3k4/2r5/3K4/8/8/8/8/7Q w - - 0 1");
-        let central = score("8/8/8/3k4/4r3/8/2K5/6Q1 w - - 0 1");
-        assert!(edge > central + 100, "{edge} vs {central}");
-        // The kings apart, everything else as before.
-        let apart = score("3k4/2r5/8/8/8/3K4/8/7Q w - - 0 1");
-        assert!(edge > apart + 50, "{edge} vs {apart}");
-        // Other material is not this ending.
-        let pos = parse_fen("3k4/3b4/3K4/8/8/8/8/7Q w - - 0 1").unwrap();
-        assert_eq!(QueenRook::of(pos.board(), Color::White), None);
-    }
-
-    #[test]
     fn boxing_in_a_king_that_has_a_rook_to_give_away_is_scored_as_the_desperado_draw() {
         // Ka8 with no flight square (Qc7) and a free rook: the desperado rook's stalemate
         // trap. Its mop-up gives back three quarters of the material edge; the same king
-        // with two flight squares (Qc6: a7 and b8 free) is scored by the model, far above.
+        // with two flight squares (Qc6: a7 and b8 free) is scored far above.
         let boxed = parse_fen("k7/2Q5/8/8/8/8/1r6/6K1 b - - 0 1").unwrap();
         let open = parse_fen("k7/8/2Q5/8/8/8/1r6/6K1 b - - 0 1").unwrap();
         let m = |pos: &Chess| mop_up(pos, Color::White, material_edge(pos, Color::White));

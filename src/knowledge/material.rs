@@ -3,7 +3,7 @@
 
 use shakmaty::{Board, Color};
 
-use crate::knowledge::queen_rook::{self, QueenRook};
+use crate::knowledge::dtm;
 
 /// Positions with at most this many men (kings included) use the progress numbers.
 pub const MAX_MEN: usize = 6;
@@ -37,8 +37,12 @@ pub fn armed_defender(board: &Board, attacker: Color) -> bool {
         && (board.queens() & board.by_color(attacker)).is_empty()
 }
 
-/// The longest mate `attacker` can have on `board` (moves), where the ending is one whose
-/// longest mate is known: K+Q v K+R's [`queen_rook::LONGEST_MATE`].
-pub fn longest_mate(board: &Board, attacker: Color) -> Option<u32> {
-    QueenRook::of(board, attacker).map(|_| queen_rook::LONGEST_MATE)
+/// The longest mate either side can have on `board` (moves), where its exact table says
+/// it: in an ending of at most [`dtm::DTM_MEN`] men (the table is built if need be).
+pub fn longest_mate(board: &Board) -> Option<u32> {
+    if !(3..=dtm::DTM_MEN).contains(&board.occupied().count()) {
+        return None;
+    }
+    let (material, _) = dtm::Material::of_board(board)?;
+    Some(dtm::store().table(material).longest.div_ceil(2))
 }

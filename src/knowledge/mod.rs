@@ -18,20 +18,16 @@
 //! door.
 //!
 //! Inside: [`material`] says which ending a position is, [`progress`] measures how far a
-//! defending king is from mate, [`queen_rook`] and [`rook_mate`] are fitted models of two
-//! endings (their tables generated into `fitted/`), [`mating`] remembers the moves that
-//! mated in the current call.
+//! defending king is from mate, [`dtm`] holds the exact values of the endings of four men
+//! and fewer (computed in the process), [`mating`] remembers the moves that mated in the
+//! current call.
 
 pub mod dtm;
 pub(crate) mod eval;
-mod fitted;
 pub(crate) mod material;
 pub(crate) mod mating;
 pub(crate) mod progress;
-pub(crate) mod queen_rook;
-pub(crate) mod rook_mate;
 pub mod tablebase;
-pub(crate) mod turned;
 pub(crate) mod variants;
 
 use std::cell::Cell;
@@ -44,8 +40,7 @@ use crate::chess::movecode::MoveCode;
 use crate::chess::node::Node;
 use material::{MAX_MEN, armed_defender, bishops_mate, quiet_mate};
 use mating::MatingMoves;
-use progress::{Flights, Heavy, Kings};
-use queen_rook::Frame;
+use progress::{Flights, Kings};
 use tablebase::Tables;
 
 /// Initial proof number of a quiet attacker move where nothing more is known: the
@@ -57,7 +52,7 @@ const QUIET_PN: u32 = 8;
 const DEFENDER_CAPTURE_PN: u32 = 2;
 
 /// How many times its progress number a quiet attacker move starts at against an armed
-/// defender ([`Kings::armed`]) and in K+Q v K+R: once expanded, the defender's node sums a
+/// defender ([`Kings::armed`]): once expanded, the defender's node sums a
 /// dozen replies where a bare king has a few, so the attacker's node should expand every
 /// quiet move once before it goes deeper.
 const ARMED_QUIET_SCALE: u32 = 4;
@@ -106,20 +101,26 @@ pub enum MoveClass {
 /// move proved an attacker node. Each game's knowledge reads the nodes its own way (the
 /// chess expansion asks [`Knowledge::at`], a variant's asks its [`variants::VariantGuide`]).
 pub trait Know {
-    /// A df-pn call starts at `root`.
-    fn begin_call(&mut self, root: &Board);
+    /// A df-pn call starts at `root`, within the search's `limits`.
+    fn begin_call(&mut self, root: &Board, limits: Limits);
     /// `best` proved an attacker node.
     fn learn_mate(&mut self, best: MoveCode);
 }
 
-/// What one df-pn solver knows beyond the rules: the attacker, whether the current
-/// call's root is an ending with a fitted model, the moves that mated in this
-/// solver's calls, and the tablebases when they are loaded.
+/// The limits of the search a df-pn call belongs to, which decide what it may build.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Limits {
+    /// Time left before the deadline.
+    pub time_left: Option<std::time::Duration>,
+    /// The search's node limit.
+    pub nodes: Option<u64>,
+}
+
+/// What one df-pn solver knows beyond the rules: the attacker, the moves that mated in
+/// this solver's calls, the exact values of small endings, and the tablebases when they
+/// are loaded.
 pub struct Knowledge<'t> {
     attacker: Color,
-    /// Whether the current call's root is an ending with a fitted model of its mate
-    /// distance ([`Heavy`]): only then do the call's nodes of that ending use it.
-    models: bool,
     mating: MatingMoves,
     tables: Option<&'t Tables>,
     /// The exact values of positions of at most [`dtm::DTM_MEN`] men.
@@ -129,7 +130,7 @@ pub struct Knowledge<'t> {
 impl<'t> Knowledge<'t> {
     /// Knowledge for a solver of `attacker`'s mates, with `tables` when loaded.
     pub fn new(attacker: Color, tables: Option<&'t Tables>) -> Knowledge<'t> {
-        Knowledge { attacker, models: false, mating: MatingMoves::new(), tables, exact: dtm::Exact::default() }
+        Knowledge { attacker, mating: MatingMoves::new(), tables, exact: dtm::Exact::default() }
     }
 
     /// The exact distance to mate of `node` for its side to move, where it has at most
@@ -154,15 +155,14 @@ impl<'t> Knowledge<'t> {
     #[inline]
     pub fn at(&self, node: &Node) -> Guide<'_> {
         let exact = self.tables.and_then(|t| Some((t, t.won(node, self.attacker)?)));
-        let (kings, frame) = Kings::with_frame(node, self.attacker, self.models).unzip();
-        let frame = frame.flatten();
-        Guide { kings, frame, mating: &self.mating, attacker: self.attacker, exact, on_line: Cell::new(false) }
+        let kings = Kings::of(node, self.attacker);
+        Guide { kings, mating: &self.mating, attacker: self.attacker, exact, on_line: Cell::new(false) }
     }
 }
 
 impl Know for Knowledge<'_> {
-    fn begin_call(&mut self, root: &Board) {
-        self.models = Heavy::of(root, self.attacker).is_some();
+    fn begin_call(&mut self, root: &Board, limits: Limits) {
+        self.exact.begin_call(root, limits);
     }
 
     #[inline]
@@ -186,8 +186,6 @@ pub enum Exact {
 pub struct Guide<'k> {
     /// The kings and the ending, in a position of at most [`MAX_MEN`] men.
     kings: Option<Kings>,
-    /// The K+Q v K+R model's terms at this node, in that ending.
-    frame: Option<Frame>,
     mating: &'k MatingMoves,
     attacker: Color,
     /// The tables, at a node they cover and call won for the attacker, with the node's
@@ -218,17 +216,13 @@ impl Guide<'_> {
     pub fn quiet(&self, m: Move) -> u32 {
         self.kings.map_or(QUIET_PN, |k| {
             let pn = 2 + self.distance_after(k, m) - u32::from(self.mating.contains(m));
-            if k.armed || k.queen_v_rook() { ARMED_QUIET_SCALE * pn } else { pn }
+            if k.armed { ARMED_QUIET_SCALE * pn } else { pn }
         })
     }
 
-    /// [`Kings::distance_after`], from the model's terms at this node where it has them.
     #[inline]
     fn distance_after(&self, kings: Kings, m: Move) -> u32 {
-        match &self.frame {
-            Some(frame) => kings.distance_after_in(frame, m),
-            None => kings.distance_after(m),
-        }
+        kings.distance_after(m)
     }
 
     /// Initial proof number of an attacker's capture or promotion that does not check.
@@ -238,12 +232,10 @@ impl Guide<'_> {
     }
 
     /// Initial proof number of an attacker's check that leaves `evasions` replies: the
-    /// evasions (df-pn+); in K+Q v K+R, where the queen checks on most moves, a check that
-    /// takes nothing starts as a quiet move would, so the fitted model ranks it.
+    /// evasions (df-pn+), more against an armed defender.
     #[inline]
-    pub fn check(&self, m: Move, evasions: u32) -> u32 {
+    pub fn check(&self, evasions: u32) -> u32 {
         match self.kings {
-            Some(k) if k.queen_v_rook() && !m.is_capture() => self.quiet(m),
             Some(k) if k.armed => ARMED_CHECK_SCALE * evasions,
             _ => evasions,
         }
@@ -267,8 +259,7 @@ impl Guide<'_> {
             return None;
         }
         let kings = self.kings?;
-        (kings.queen_v_rook() || quiet_mate(node.pos.board(), self.attacker))
-            .then_some(Narrowing { kings, attacker: self.attacker })
+        quiet_mate(node.pos.board(), self.attacker).then_some(Narrowing { kings, attacker: self.attacker })
     }
 }
 
@@ -340,7 +331,7 @@ pub fn ending(board: &Board, attacker: Color) -> Option<Ending> {
     } else {
         FarBounds::UpToLongestMate
     };
-    Some(Ending { longest_mate: material::longest_mate(board, attacker), long_share, far })
+    Some(Ending { longest_mate: material::longest_mate(board), long_share, far })
 }
 
 #[cfg(test)]
@@ -364,7 +355,7 @@ mod tests {
         let guide = k.at(&n);
         assert_eq!(guide.quiet(find(&n, "a2a3")), QUIET_PN);
         assert_eq!(guide.tactical(), QUIET_PN);
-        assert_eq!(guide.check(find(&n, "f1b5"), 7), 7, "a check starts at its evasions");
+        assert_eq!(guide.check(7), 7, "a check starts at its evasions");
         assert_eq!(guide.reply(find(&n, "f3e5")), DEFENDER_CAPTURE_PN);
         assert!(guide.narrowing(&n).is_none());
         assert_eq!(ending(n.pos.board(), Color::White), None, "no long bound with 32 men");
@@ -375,12 +366,12 @@ mod tests {
         // K+B+B v K: the king's step towards the lone king against one away from it.
         let n = node("8/8/8/3k4/8/8/8/1BB1K3 w - - 0 1");
         let mut k = Knowledge::new(Color::White, None);
-        k.begin_call(n.pos.board());
+        k.begin_call(n.pos.board(), Limits::default());
         let guide = k.at(&n);
         assert!(guide.quiet(find(&n, "e1e2")) < guide.quiet(find(&n, "e1f1")));
         assert!(guide.narrowing(&n).is_some(), "a lone king against minor pieces");
         let e = ending(n.pos.board(), Color::White).unwrap();
-        assert_eq!((e.long_share, e.far, e.longest_mate), (QUIET_LONG_SHARE, FarBounds::None, None));
+        assert_eq!((e.long_share, e.far), (QUIET_LONG_SHARE, FarBounds::None));
         // A move that mated before starts one lower.
         let before = guide.quiet(find(&n, "c1g5"));
         k.learn_mate(MoveCode::of(find(&n, "c1g5")));
@@ -388,17 +379,14 @@ mod tests {
     }
 
     #[test]
-    fn k_q_v_k_r_has_its_longest_mate_and_scales_its_moves() {
+    fn an_ending_of_four_men_has_its_longest_mate_from_its_exact_table() {
         let n = node("1k6/4K3/8/1r6/8/5Q2/8/8 w - - 0 1");
         let e = ending(n.pos.board(), Color::White).unwrap();
         assert_eq!((e.long_share, e.far, e.longest_mate), (LONG_SHARE, FarBounds::UpToLongestMate, Some(35)));
-        let mut k = Knowledge::new(Color::White, None);
-        k.begin_call(n.pos.board());
-        let guide = k.at(&n);
-        let quiet = find(&n, "f3h3");
-        assert_eq!(guide.quiet(quiet) % ARMED_QUIET_SCALE, 0, "four times the progress number");
-        let check = find(&n, "f3f8");
-        assert_eq!(guide.check(check, 3), guide.quiet(check), "a check that takes nothing starts as a quiet move");
+        let kbbk = node("8/8/8/3k4/8/8/8/1BB1K3 w - - 0 1");
+        assert_eq!(ending(kbbk.pos.board(), Color::White).unwrap().longest_mate, Some(19));
+        let five = node("8/8/8/3k4/8/8/7P/1BB1K3 w - - 0 1");
+        assert_eq!(ending(five.pos.board(), Color::White).unwrap().longest_mate, None);
     }
 
     fn test_tables() -> std::sync::Arc<Tables> {

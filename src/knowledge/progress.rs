@@ -1,16 +1,14 @@
 //! How far a defending king is from mate in an ending of few men: the progress distance
 //! that sets the initial proof numbers of quiet moves and replies (df-pn+), so that the
 //! search tries the moves that drive the king first. Twice the king's distance from where
-//! it can be mated plus the kings' distance; fitted models of the kings' placement for
-//! bishop and knight and for two bishops; the fitted K+R v K and K+Q v K+R models where
-//! their heavy pieces are on the board. These numbers only order the search.
+//! it can be mated plus the kings' distance. These numbers only order the search; the
+//! endings of four men and fewer are decided by their exact values ([`super::dtm`]), so
+//! this guides the larger ones.
 
 use shakmaty::{Bitboard, Board, Color, Move, Piece, Position, Role, Square, attacks};
 
 use crate::chess::node::Node;
 use crate::knowledge::material::{MAX_MEN, armed_defender};
-use crate::knowledge::queen_rook::{self, Frame, QueenRook};
-use crate::knowledge::rook_mate;
 
 /// The kings after a move, as the progress numbers see them.
 #[derive(Clone, Copy, Debug)]
@@ -23,105 +21,42 @@ pub struct Kings {
     pub zone: MateZone,
     /// Whether the position has an [`armed_defender`].
     pub armed: bool,
-    /// The heavy pieces of an ending with a fitted model (K+R v K, K+Q v K+R): then
-    /// [`Kings::distance`] is that model, and their moves change it.
-    pub heavy: Option<Heavy>,
-    /// [`Kings::distance`] of the position [`Kings::with_frame`] read, which every move of
-    /// another man keeps ([`Kings::after`] leaves it as it was).
+    /// [`Kings::distance`] of the position [`Kings::of`] read, which every move of
+    /// another man keeps.
     pub base: u32,
 }
 
 impl Kings {
-    /// [`Kings::with_frame`] without the model's terms.
-    #[cfg(test)]
-    pub fn of(node: &Node, attacker: Color, models: bool) -> Option<Kings> {
-        Kings::with_frame(node, attacker, models).map(|(kings, _)| kings)
-    }
-
-    /// The kings of `node`, when it is a few-men position in which both sides have a king;
-    /// with its [`Heavy`] pieces only when `models` (the df-pn call's root is one of those
-    /// endings): a model's numbers dwarf the plain distances of sibling subtrees with other
-    /// material, so df-pn would shun the lines that reach the modelled ending. In K+Q v
-    /// K+R, with the model's terms at `node` (see [`Kings::distance_after_in`]).
-    pub fn with_frame(node: &Node, attacker: Color, models: bool) -> Option<(Kings, Option<Frame>)> {
+    /// The kings of `node`, when it is a few-men position in which both sides have a king.
+    pub fn of(node: &Node, attacker: Color) -> Option<Kings> {
         let board = node.pos.board();
         if board.occupied().count() > MAX_MEN {
             return None;
         }
         let zone = MateZone::of(board, attacker);
         let armed = armed_defender(board, attacker);
-        let heavy = if models { Heavy::of(board, attacker) } else { None };
         let (attacker, defender) = (board.king_of(attacker)?, board.king_of(!attacker)?);
-        let kings = Kings { attacker, defender, zone, armed, heavy, base: 0 };
-        Some(match heavy {
-            Some(Heavy::QueenRook(duel)) => {
-                let frame = Frame::new(attacker, defender, duel.queen, duel.rook);
-                let base = units(frame.here(duel.flights(attacker, defender)));
-                (Kings { base, ..kings }, Some(frame))
-            }
-            _ => (Kings { base: kings.distance(), ..kings }, None),
-        })
+        let kings = Kings { attacker, defender, zone, armed, base: 0 };
+        Some(Kings { base: kings.distance(), ..kings })
     }
 
     /// [`Kings::distance`] after `m`, a move that captures nothing: the node's own
-    /// distance when `m` moves neither a king nor a heavy piece (a bishop's or knight's
-    /// step leaves the distances of their endings as they are).
-    ///
-    /// The normal moves of the endings without a heavy piece and of K+R v K, nearly all
-    /// the moves asked, go straight to their tables.
+    /// distance when `m` moves no king.
     #[inline]
     pub fn distance_after(self, m: Move) -> u32 {
         let Move::Normal { role, from, to, .. } = m else { return self.after(m).distance() };
-        let (attacker, defender) = match (role, from) {
-            (Role::King, from) if from == self.attacker => (to, self.defender),
-            (Role::King, _) => (self.attacker, to),
-            _ => (self.attacker, self.defender),
-        };
-        match self.heavy {
-            None if role == Role::King => self.zone.kings_distance(attacker, defender),
-            None => self.base,
-            Some(Heavy::Rook(rook)) => {
-                let rook = if from == rook { to } else { rook };
-                u32::from(ROOK_DISTANCES[placement(attacker, defender, rook)])
-            }
-            Some(heavy) if role == Role::King || heavy.moves(m) => self.after(m).distance(),
-            Some(_) => self.base,
+        if role != Role::King {
+            return self.base;
         }
+        let (attacker, defender) = if from == self.attacker { (to, self.defender) } else { (self.attacker, to) };
+        self.zone.kings_distance(attacker, defender)
     }
 
-    /// [`Kings::distance_after`] in K+Q v K+R, with the model's terms at this node
-    /// ([`Kings::with_frame`]): a queen's or rook's move, or a step of the attacking king
-    /// that keeps the board's turn, changes only its own terms.
-    #[inline]
-    pub fn distance_after_in(self, frame: &Frame, m: Move) -> u32 {
-        if let (Some(Heavy::QueenRook(duel)), Move::Normal { role, from, to, .. }) = (self.heavy, m) {
-            if role == Role::King {
-                if from == self.attacker
-                    && let Some(d) = frame.attacker_to(to, self.defender, duel.flights(to, self.defender))
-                {
-                    return units(d);
-                }
-            } else if from == duel.queen {
-                return units(frame.queen_to(to, duel.after(m).flights(self.attacker, self.defender)));
-            } else if from == duel.rook {
-                return units(frame.rook_to(to, duel.after(m).flights(self.attacker, self.defender)));
-            }
-        }
-        self.distance_after(m)
-    }
-
-    /// Whether this is K+Q v K+R with its fitted model ([`Heavy::QueenRook`]).
-    #[inline]
-    pub fn queen_v_rook(self) -> bool {
-        matches!(self.heavy, Some(Heavy::QueenRook(_)))
-    }
-
-    /// The kings (and the [`Heavy`] pieces) after `m`, a move that captures nothing, is
-    /// played.
+    /// The kings after `m`, a move that captures nothing, is played.
     #[inline]
     pub fn after(self, m: Move) -> Kings {
         if m.role() != Role::King {
-            return Kings { heavy: self.heavy.map(|heavy| heavy.after(m)), ..self };
+            return self;
         }
         // Castling moves the king too, but never in the endgames this serves.
         let to = m.to();
@@ -129,202 +64,11 @@ impl Kings {
     }
 
     /// How far the defending king is from being mated, in rough units: twice its distance
-    /// from its [`MateZone`] plus the kings' distance; a fitted measure with bishop and
-    /// knight, two bishops, and the [`Heavy`] endings.
+    /// from its [`MateZone`] plus the kings' distance.
     #[inline]
     pub fn distance(self) -> u32 {
-        if let Some(heavy) = self.heavy {
-            return heavy.distance(self.attacker, self.defender);
-        }
         self.zone.kings_distance(self.attacker, self.defender)
     }
-}
-
-/// The heavy pieces of an ending that has a fitted model of its distance to mate: K+R v
-/// K ([`rook_mate`]) and K+Q v K+R ([`queen_rook`]). Each model scores the placement of
-/// every man and explains far more of the mate distance on held-out tablebase lines than
-/// the plain edge and kings' distances do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Heavy {
-    /// The attacker's rook against a bare king.
-    Rook(Square),
-    /// The attacker's queen against the defender's rook.
-    QueenRook(QueenRook),
-}
-
-impl Heavy {
-    /// The heavy pieces of `board` with `attacker` to mate, when it is one of those
-    /// endings.
-    pub fn of(board: &Board, attacker: Color) -> Option<Heavy> {
-        rook_mate::rook_of(board, attacker)
-            .map(Heavy::Rook)
-            .or_else(|| QueenRook::of(board, attacker).map(Heavy::QueenRook))
-    }
-
-    /// Whether `m` moves one of the pieces.
-    #[inline]
-    fn moves(self, m: Move) -> bool {
-        match self {
-            Heavy::Rook(rook) => m.from() == Some(rook),
-            Heavy::QueenRook(duel) => m.from() == Some(duel.queen) || m.from() == Some(duel.rook),
-        }
-    }
-
-    /// The pieces after `m`, a move that captures nothing.
-    #[inline]
-    fn after(self, m: Move) -> Heavy {
-        match self {
-            Heavy::Rook(rook) if m.from() == Some(rook) => Heavy::Rook(m.to()),
-            Heavy::Rook(_) => self,
-            Heavy::QueenRook(duel) => Heavy::QueenRook(duel.after(m)),
-        }
-    }
-
-    /// The model's distance to mate with the kings on `attacker` and `defender`, in units
-    /// of the progress distance (the model's divided by [`HEAVY_UNITS`]).
-    #[inline]
-    fn distance(self, attacker: Square, defender: Square) -> u32 {
-        match self {
-            Heavy::Rook(rook) => u32::from(ROOK_DISTANCES[placement(attacker, defender, rook)]),
-            Heavy::QueenRook(duel) => {
-                let flights = duel.flights(attacker, defender);
-                units(queen_rook::distance_to_mate(attacker, defender, duel.queen, duel.rook, flights))
-            }
-        }
-    }
-}
-
-/// A model's distance in units of the progress distance.
-#[inline]
-fn units(model: i32) -> u32 {
-    model.max(0) as u32 / HEAVY_UNITS
-}
-
-/// The index of a K+R v K placement in [`ROOK_DISTANCES`].
-#[inline]
-fn placement(attacker: Square, defender: Square, rook: Square) -> usize {
-    (attacker as usize) << 12 | (defender as usize) << 6 | rook as usize
-}
-
-/// The K+R v K model's distance ([`Heavy::distance`]) of every placement of the three men
-/// (256 kB, made at its first use in a few milliseconds): the search asks for it at every
-/// quiet move and reply of that ending, and working it out there took a twentieth of
-/// `pnmate bench`'s instructions.
-static ROOK_DISTANCES: std::sync::LazyLock<Box<[u8]>> = std::sync::LazyLock::new(|| {
-    let mut table = vec![0; 1 << 18].into_boxed_slice();
-    for attacker in Square::ALL {
-        for defender in Square::ALL {
-            for rook in Square::ALL {
-                let distance = units(rook_mate::distance_to_mate(attacker, defender, rook));
-                table[placement(attacker, defender, rook)] = u8::try_from(distance).expect("a distance below 256");
-            }
-        }
-    }
-    table
-});
-
-/// The units of the [`Heavy`] models (20 a move) to one unit of the progress distance:
-/// 4 a move, where the edge and kings' distances they replace count 2 an edge step and 1
-/// a kings' step.
-const HEAVY_UNITS: u32 = 5;
-
-/// The progress distance of a K+B+N v K position from its kings alone: twice the mate
-/// distance an additive model of the kings' placement predicts. Each table holds the mean
-/// mate distance (20 a move) that goes with one feature: the defending king's distance to
-/// the nearer corner of the bishop's colour, to the nearer other corner and to the edge,
-/// the kings' distance, and the attacking king's distance to the mating corner. Fitted to
-/// the tablebase lines of `epd/public/endgames/KBNvK500pv.epd` by `tools/fit_progress.py kbn`.
-const fn bishop_and_knight_distance(attacker: usize, defender: usize, dark: bool) -> u8 {
-    use crate::knowledge::fitted::kbn::{CORNER, EDGE, KINGS, OTHER_CORNER, OWN_KING_CORNER};
-    let corner = nearest_corner(MateZone::BishopCorner { dark }.corners(), defender, attacker);
-    let other = nearest_corner(MateZone::BishopCorner { dark: !dark }.corners(), defender, attacker);
-    let sum = CORNER[steps(defender, corner)]
-        + OTHER_CORNER[steps(defender, other)]
-        + EDGE[steps_to_edge(defender)]
-        + KINGS[steps(attacker, defender)]
-        + OWN_KING_CORNER[steps(attacker, corner)];
-    (sum / 10) as u8
-}
-
-/// The progress distance of a K+B+B v K position from its kings alone, as
-/// [`bishop_and_knight_distance`] does it: the defending king's distance to the nearest
-/// corner and to the edge, the kings' distance, and the attacking king's distance to that
-/// corner. Fitted by `tools/fit_progress.py kbb` to the first half of the lines of
-/// `epd/public/endgames/KBBvK500pv.epd`.
-const fn bishops_distance(attacker: usize, defender: usize) -> u8 {
-    use crate::knowledge::fitted::kbb::{CORNER, EDGE, KINGS, OWN_KING_CORNER};
-    let corner = nearest_corner(MateZone::Bishops.corners(), defender, attacker);
-    let near = steps(defender, corner);
-    let sum = CORNER[if near < 3 { near } else { 3 }]
-        + EDGE[steps_to_edge(defender)]
-        + KINGS[steps(attacker, defender)]
-        + OWN_KING_CORNER[steps(attacker, corner)];
-    (sum / 10) as u8
-}
-
-/// The fitted distances of every placement of the two kings, `[attacker][defender]` by
-/// square index, made when the program is compiled: the search asks for one at every
-/// quiet move and reply it starts, and working the model out there took a tenth of a
-/// K+B+B v K proof's time (`perf`).
-static BISHOPS: [[u8; 64]; 64] = fitted_table(MateZone::Bishops);
-
-/// [`bishop_and_knight_distance`] by the bishop's colour (light, dark), as [`BISHOPS`].
-static BISHOP_AND_KNIGHT: [[[u8; 64]; 64]; 2] =
-    [fitted_table(MateZone::BishopCorner { dark: false }), fitted_table(MateZone::BishopCorner { dark: true })];
-
-/// The fitted distance of `zone` for every placement of the kings (zeros for the zones
-/// measured without a fit).
-const fn fitted_table(zone: MateZone) -> [[u8; 64]; 64] {
-    let mut table = [[0; 64]; 64];
-    let mut a = 0;
-    while a < 64 {
-        let mut d = 0;
-        while d < 64 {
-            table[a][d] = match zone {
-                MateZone::Bishops => bishops_distance(a, d),
-                MateZone::BishopCorner { dark } => bishop_and_knight_distance(a, d, dark),
-                MateZone::Edge | MateZone::Corner => 0,
-            };
-            d += 1;
-        }
-        a += 1;
-    }
-    table
-}
-
-/// King steps between the squares of indices `a` and `b`: `Square::distance` on indices.
-/// (`Square::distance` is a `const fn` too, but its range checks made the tables' 12,288
-/// evaluations trip the compiler's long-running const evaluation lint.)
-const fn steps(a: usize, b: usize) -> usize {
-    let files = (a % 8).abs_diff(b % 8);
-    let ranks = (a / 8).abs_diff(b / 8);
-    if files > ranks { files } else { ranks }
-}
-
-/// King steps from the square of index `sq` to the nearest edge ([`edge_distance`]).
-const fn steps_to_edge(sq: usize) -> usize {
-    let (file, rank) = (sq % 8, sq / 8);
-    let f = if file < 7 - file { file } else { 7 - file };
-    let r = if rank < 7 - rank { rank } else { 7 - rank };
-    if f < r { f } else { r }
-}
-
-/// Of `corners`, the one nearest the defending king on `defender`; of two alike, the one
-/// nearer the attacking king on `attacker` (the corner the fitted distances measure the
-/// attacking king's distance to); of those, the first.
-const fn nearest_corner(corners: &[Square], defender: usize, attacker: usize) -> usize {
-    let mut best = corners[0] as usize;
-    let mut i = 1;
-    while i < corners.len() {
-        let c = corners[i] as usize;
-        let (d, a) = (steps(defender, c), steps(attacker, c));
-        let (best_d, best_a) = (steps(defender, best), steps(attacker, best));
-        if d < best_d || (d == best_d && a < best_a) {
-            best = c;
-        }
-        i += 1;
-    }
-    best
 }
 
 /// Where the attacker's men can mate the defending king, as the progress numbers see it.
@@ -361,17 +105,11 @@ impl MateZone {
         MateZone::Corner
     }
 
-    /// The progress distance of the kings on `attacker` and `defender` in this zone,
-    /// without heavy pieces ([`Kings::distance`]).
+    /// The progress distance of the kings on `attacker` and `defender` in this zone
+    /// ([`Kings::distance`]).
     #[inline]
     fn kings_distance(self, attacker: Square, defender: Square) -> u32 {
-        match self {
-            MateZone::BishopCorner { dark } => {
-                u32::from(BISHOP_AND_KNIGHT[usize::from(dark)][attacker as usize][defender as usize])
-            }
-            MateZone::Bishops => u32::from(BISHOPS[attacker as usize][defender as usize]),
-            MateZone::Edge | MateZone::Corner => 2 * self.distance(defender) + attacker.distance(defender),
-        }
+        2 * self.distance(defender) + attacker.distance(defender)
     }
 
     /// Steps of the defending king on `sq` from the zone.
@@ -389,7 +127,7 @@ impl MateZone {
     /// The corners the zone counts king steps to: those of the bishop's colour (a1 and h8
     /// are dark, a8 and h1 light), or all four for two bishops. None for the zones
     /// measured otherwise.
-    const fn corners(self) -> &'static [Square] {
+    fn corners(self) -> &'static [Square] {
         match self {
             MateZone::BishopCorner { dark: true } => &[Square::A1, Square::H8],
             MateZone::BishopCorner { dark: false } => &[Square::A8, Square::H1],
@@ -508,47 +246,10 @@ mod tests {
         ];
         for fen in fens {
             let node = node(fen);
-            for models in [false, true] {
-                let kings = Kings::of(&node, Color::White, models).unwrap();
-                for m in node.pos.legal_moves().into_iter().filter(|m| !m.is_capture()) {
-                    assert_eq!(kings.distance_after(m), kings.after(m).distance(), "{fen} {m} {models}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn in_k_q_v_k_r_the_frame_gives_the_distance_after_every_move() {
-        use shakmaty::Position;
-        let fens = [
-            "1k6/4K3/8/1r6/8/5Q2/8/8 w - - 0 1",
-            "1k6/4K3/8/1r6/8/5Q2/8/8 b - - 0 1",
-            "3k4/2r5/3K4/8/8/8/8/7Q w - - 0 1",
-            "8/8/8/3k4/4r3/8/2K5/6Q1 b - - 0 1",
-            "7k/8/5K2/8/8/8/r7/6Q1 w - - 0 1",
-        ];
-        for fen in fens {
-            let node = node(fen);
-            let (kings, frame) = Kings::with_frame(&node, Color::White, true).unwrap();
-            let frame = frame.expect("K+Q v K+R has a frame");
+            let kings = Kings::of(&node, Color::White).unwrap();
             for m in node.pos.legal_moves().into_iter().filter(|m| !m.is_capture()) {
-                assert_eq!(kings.distance_after_in(&frame, m), kings.after(m).distance(), "{fen} {m}");
+                assert_eq!(kings.distance_after(m), kings.after(m).distance(), "{fen} {m}");
             }
-        }
-        let rook_ending = node("8/8/8/3k4/8/8/8/4K2R w - - 0 1");
-        assert_eq!(Kings::with_frame(&rook_ending, Color::White, true).unwrap().1, None);
-    }
-
-    #[test]
-    fn the_rook_table_holds_the_rook_model() {
-        for (i, (attacker, defender, rook)) in Square::ALL
-            .into_iter()
-            .flat_map(|a| Square::ALL.into_iter().flat_map(move |d| Square::ALL.into_iter().map(move |r| (a, d, r))))
-            .enumerate()
-            .filter(|(i, _)| i % 5 == 0)
-        {
-            let model = units(rook_mate::distance_to_mate(attacker, defender, rook));
-            assert_eq!(Heavy::Rook(rook).distance(attacker, defender), model, "placement {i}");
         }
     }
 
@@ -558,40 +259,22 @@ mod tests {
         assert_eq!(corner_distance(Square::H8), 0);
         assert_eq!(corner_distance(Square::A4), 3);
         assert_eq!(corner_distance(Square::E4), 6);
-        let kings = Kings {
-            attacker: Square::C3,
-            defender: Square::A1,
-            zone: MateZone::Corner,
-            armed: false,
-            heavy: None,
-            base: 0,
-        };
+        let kings = Kings { attacker: Square::C3, defender: Square::A1, zone: MateZone::Corner, armed: false, base: 0 };
         assert_eq!(kings.distance(), 2);
         assert_eq!((edge_distance(Square::A4), edge_distance(Square::E4), edge_distance(Square::B7)), (0, 3, 1));
         // With a queen or rook, a king on the edge is as near mate as one in the corner.
-        let on_edge = Kings {
-            attacker: Square::D6,
-            defender: Square::D8,
-            zone: MateZone::Edge,
-            armed: false,
-            heavy: None,
-            base: 0,
-        };
+        let on_edge = Kings { attacker: Square::D6, defender: Square::D8, zone: MateZone::Edge, armed: false, base: 0 };
         assert_eq!(on_edge.distance(), 2);
         assert_eq!(Kings { zone: MateZone::Corner, ..on_edge }.distance(), 8);
     }
 
     #[test]
-    fn the_fitted_distances_are_least_in_the_mating_net() {
-        let kings = |attacker, defender, zone| {
-            Kings { attacker, defender, zone, armed: false, heavy: None, base: 0 }.distance()
-        };
+    fn the_distances_are_least_in_the_mating_net() {
+        let kings = |attacker, defender, zone| Kings { attacker, defender, zone, armed: false, base: 0 }.distance();
         // Two bishops: king in the corner, the other a knight's jump away, two steps from it.
-        assert_eq!(kings(Square::C2, Square::A1, MateZone::Bishops), 0);
-        assert_eq!(kings(Square::F7, Square::H8, MateZone::Bishops), 0);
-        // Far from it: the kings at opposite corners, the defending king in the centre.
-        assert_eq!(kings(Square::H8, Square::A1, MateZone::Bishops), 16);
-        assert_eq!(kings(Square::A1, Square::D4, MateZone::Bishops), 27);
+        assert_eq!(kings(Square::C2, Square::A1, MateZone::Bishops), 2);
+        assert_eq!(kings(Square::H8, Square::A1, MateZone::Bishops), 7);
+        assert_eq!(kings(Square::A1, Square::D4, MateZone::Bishops), 9);
         // Bishop and knight: the right corner against the wrong one.
         let dark = MateZone::BishopCorner { dark: true };
         assert!(kings(Square::C3, Square::A1, dark) < kings(Square::C6, Square::A8, dark));
@@ -613,8 +296,7 @@ mod tests {
         };
         assert_eq!(steps(dark), [0, 0, 7, 7, 2, 4]);
         assert_eq!(steps(light), [7, 7, 0, 0, 5, 3]);
-        // Two bishops mate in any corner (their own zone, for the fitted distance), two
-        // knights too, a rook on any edge; a defender's pawn keeps the corners all alike.
+        // Two bishops mate in any corner, two knights too, a rook on any edge; a defender's pawn keeps the corners all alike.
         assert_eq!(zone("8/8/8/4k3/8/8/8/KBB5"), MateZone::Bishops);
         assert_eq!(MateZone::Bishops.distance(Square::D5), 3);
         assert_eq!(zone("8/8/8/4k3/8/8/8/KNN5"), MateZone::Corner);
@@ -623,39 +305,8 @@ mod tests {
     }
 
     #[test]
-    fn heavy_endings_are_measured_by_their_models_and_follow_the_heavy_pieces() {
-        let kings = |fen: &str| Kings::of(&node(fen), Color::White, true).unwrap();
-        // Philidor's shape (the defending king on the back rank, its rook beside it, the
-        // kings in opposition) is nearer mate than the same men in the centre.
-        let philidor = kings("3k4/2r5/3K4/8/8/8/8/7Q w - - 0 1");
-        let central = kings("8/8/8/3k4/4r3/8/2K5/6Q1 w - - 0 1");
-        assert!(philidor.distance() + 20 < central.distance(), "{} {}", philidor.distance(), central.distance());
-        // The queen's and the rook's moves change the measure as playing them does.
-        let queen_move =
-            Move::Normal { role: Role::Queen, from: Square::H1, capture: None, to: Square::E4, promotion: None };
-        let rook_move =
-            Move::Normal { role: Role::Rook, from: Square::C7, capture: None, to: Square::C1, promotion: None };
-        let king_move =
-            Move::Normal { role: Role::King, from: Square::D6, capture: None, to: Square::E6, promotion: None };
-        assert_eq!(philidor.after(queen_move).distance(), kings("3k4/2r5/3K4/8/4Q3/8/8/8 b - - 0 1").distance());
-        assert_eq!(philidor.after(rook_move).distance(), kings("3k4/8/3K4/8/8/8/8/2r4Q w - - 0 1").distance());
-        assert_eq!(philidor.after(king_move).heavy, philidor.heavy);
-        // K+R v K has its own model, which the rook's moves change: Rh7 to h8 mates.
-        let box_mate = kings("3k4/7R/3K4/8/8/8/8/8 w - - 0 1");
-        assert_eq!(box_mate.heavy, Some(Heavy::Rook(Square::H7)));
-        let rook_move =
-            Move::Normal { role: Role::Rook, from: Square::H7, capture: None, to: Square::H8, promotion: None };
-        assert_eq!(box_mate.after(rook_move).heavy, Some(Heavy::Rook(Square::H8)));
-        assert!(box_mate.distance() < kings("8/8/8/3k4/8/8/8/K6R w - - 0 1").distance());
-        // Only that ending: with a second rook for the attacker, or a bishop for the
-        // defender, the edge and kings' distances measure it.
-        assert_eq!(kings("3k4/2r5/3K4/8/8/8/8/6RQ w - - 0 1").heavy, None);
-        assert_eq!(kings("3k4/2b5/3K4/8/8/8/8/7Q w - - 0 1").heavy, None);
-    }
-
-    #[test]
     fn a_defender_with_a_piece_against_no_queen_is_armed() {
-        let armed = |fen: &str, attacker: Color| Kings::of(&node(fen), attacker, false).unwrap().armed;
+        let armed = |fen: &str, attacker: Color| Kings::of(&node(fen), attacker).unwrap().armed;
         assert!(armed("8/5r2/7R/8/5BK1/8/6k1/8 w - - 0 1", Color::White)); // K+R+B v K+R
         assert!(armed("8/5r2/7R/8/5BK1/8/6k1/8 b - - 0 1", Color::White)); // either side to move
         assert!(!armed("8/5r2/7Q/8/6K1/8/6k1/8 w - - 0 1", Color::White)); // K+Q v K+R
@@ -671,7 +322,7 @@ mod tests {
         // the rough count is exact: 4 to 6 flights after the 20 quiet moves.
         let node = node("8/6K1/8/8/8/1k6/8/1BB5 w - - 0 1");
         let pos = node.pos.clone();
-        let kings = Kings::of(&node, Color::White, false).unwrap();
+        let kings = Kings::of(&node, Color::White).unwrap();
         let flights = Flights::new(&node, Color::White, kings);
         let mut counts = Vec::new();
         for m in pos.legal_moves() {

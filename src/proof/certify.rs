@@ -64,6 +64,8 @@ pub(crate) enum Fail {
     Budget,
     /// The section outgrew its size limit.
     Size,
+    /// A disproof in an ending its exact values decide: the search kept no tree to show.
+    Exact,
 }
 
 impl Fail {
@@ -72,6 +74,7 @@ impl Fail {
             Fail::Not => CertError::NotRebuilt { section },
             Fail::Budget => CertError::Budget { section },
             Fail::Size => CertError::TooLarge { section },
+            Fail::Exact => CertError::ExactDisproof { section },
         }
     }
 }
@@ -351,6 +354,9 @@ impl<G: Expand> Extractor<'_, '_, G> {
     }
 }
 
+/// The largest disproof built for an ending its exact values decide.
+const EXACT_DISPROOF_NODES: usize = 200_000;
+
 fn bound(plies: u32) -> Plies {
     Plies::new(plies.min(u32::from(Plies::MAX_BOUND.get())) as u16)
 }
@@ -364,10 +370,14 @@ fn section<G: Expand>(
     (limits, tables): (CertLimits, Option<&Tables>),
     (kind, attacker, plies): (Kind, Color, u32),
 ) -> Result<Section, Fail> {
+    // The search kept no tree of a disproof its exact values decided; one is built for
+    // the checker only where it stays small (a bare king's few lines, say).
+    let exact = kind == Kind::Disproof && G::exactly_known(root);
+    let max_nodes = if exact { limits.max_nodes.min(EXACT_DISPROOF_NODES) } else { limits.max_nodes };
     let question = Question { attacker, root_moves: None, repetitions: None, tables };
     let mut solver = Solver::new(tt, monitor, &root.pos, question);
     let prover = Prover { solver: &mut solver, tables };
-    let mut x = Extractor { prover, budget: *budget, dag: Dag::new(limits.max_nodes) };
+    let mut x = Extractor { prover, budget: *budget, dag: Dag::new(max_nodes) };
     let built = match kind {
         Kind::Proof => x.prove(root, plies).map(|(_, d)| d <= plies),
         Kind::Disproof => x.refute(root, plies).map(|(_, s)| s >= plies),
@@ -377,6 +387,7 @@ fn section<G: Expand>(
     match built {
         Ok(true) => Ok(Section { kind, attacker, plies, nodes: x.dag.nodes }),
         Ok(false) => Err(Fail::Not),
+        Err(Fail::Size | Fail::Budget) if exact => Err(Fail::Exact),
         Err(e) => Err(e),
     }
 }

@@ -528,8 +528,9 @@ mod tests {
     use crate::chess::position::parse_fen;
     use crate::knowledge::{LONG_SHARE, QUIET_LONG_SHARE};
 
-    /// The longest K+Q v K+R mate, as the knowledge module knows it.
+    /// The longest K+Q v K+R and K+Q v K mates, as their exact tables say.
     const KQKR_LONGEST_MATE: u32 = 35;
+    const KQK_LONGEST_MATE: u32 = 10;
 
     /// The schedule of a search of `fen` (bound `mate`, if any).
     fn schedule(fen: &str, mate: Option<u32>) -> Schedule {
@@ -571,7 +572,8 @@ mod tests {
         let cut = |moves: u32, share: u64| (0, Plies::mate_in(moves).get(), B * share, Cycles::Cut, Role::Far);
         assert_eq!(
             far,
-            [cut(6, 1), cut(8, 1), cut(11, 1), cut(16, 1), cut(MAX_MATE_MOVES, 1), cut(LONG_MOVES, LONG_SHARE)]
+            [cut(6, 1), cut(8, 1), cut(KQK_LONGEST_MATE, LONG_SHARE)],
+            "nothing above K+Q v K's longest mate, read from its exact table"
         );
     }
 
@@ -640,10 +642,11 @@ mod tests {
     #[test]
     fn endgame_analysis_asks_a_long_bound_below_the_fifty_move_claim() {
         let kbbk = "8/4k3/8/8/5B2/K7/8/7B w - -";
-        assert_eq!(long_call(&format!("{kbbk} 0 1"), None), Some((LONG_MOVES, QUIET_LONG_SHARE)));
+        // Two bishops mate in 19 moves at most (their exact table).
+        assert_eq!(long_call(&format!("{kbbk} 0 1"), None), Some((19, QUIET_LONG_SHARE)));
         assert_eq!(long_call(&format!("{kbbk} 0 1"), Some(20)), None, "the user's bound is the question");
-        // 40 + (2 * 29 - 1) plies stays below the claim at 99; a mate in 30 would not.
-        assert_eq!(long_call(&format!("{kbbk} 40 60"), None), Some((29, QUIET_LONG_SHARE)));
+        // 70 + (2 * 14 - 1) plies stays below the claim at 99; a mate in 15 would not.
+        assert_eq!(long_call(&format!("{kbbk} 70 60"), None), Some((14, QUIET_LONG_SHARE)));
         assert_eq!(long_call(&format!("{kbbk} 95 100"), None), None, "nothing above the near bound fits");
         assert_eq!(long_call("8/N2p4/1R6/3k4/1P6/5r2/5Q2/1K6 w - - 0 1", None), None, "eight men");
         assert_eq!(long_call("8/8/3p4/1K6/8/4k3/P7/R1N3N1 w - - 0 1", None), None, "seven men");
@@ -659,8 +662,8 @@ mod tests {
         );
         assert_eq!(
             long_call("8/8/1k5r/8/8/8/2K5/8 b - - 0 1", None),
-            Some((LONG_MOVES, LONG_SHARE)),
-            "K+R v K: no known longest mate, the 49-move bound"
+            Some((16, LONG_SHARE)),
+            "K+R v K: its longest mate, 16 moves"
         );
         assert_eq!(
             long_call("8/5r2/7R/8/5BK1/8/6k1/8 w - - 0 1", None),
@@ -674,8 +677,8 @@ mod tests {
         );
         assert_eq!(
             long_call("8/8/8/8/8/5k2/3K4/N1B5 w - - 0 1", None),
-            Some((LONG_MOVES, QUIET_LONG_SHARE)),
-            "a bare king"
+            Some((33, QUIET_LONG_SHARE)),
+            "a bare king against bishop and knight: their longest mate"
         );
     }
 
@@ -692,11 +695,12 @@ mod tests {
         assert_eq!(far_ceiling(&format!("{kbbk} 0 1"), None), 0, "two bishops: the long call alone");
         assert_eq!(far_ceiling(&format!("{kbbk} 0 1"), Some(20)), u32::MAX, "the user's bound: no long call");
         let kbnk = "8/8/8/8/8/5k2/3K4/N1B5 w - -";
-        assert_eq!(far_ceiling(&format!("{kbnk} 0 1"), None), LONG_MOVES);
+        assert_eq!(far_ceiling(&format!("{kbnk} 0 1"), None), 33, "K+B+N v K's longest mate");
         assert_eq!(far_ceiling(&format!("{kbnk} 40 60"), None), 29, "the long bound below the claim");
         assert_eq!(far_ceiling("8/8/8/3k4/8/2K5/3P4/1B2B3 w - - 0 1", None), 0, "two bishops and a pawn");
         assert_eq!(far_ceiling("8/8/8/3k4/8/2K5/3P4/1N2B3 w - - 0 1", None), LONG_MOVES, "bishop, knight and pawn");
-        assert_eq!(far_ceiling("8/8/8/3k4/8/2K5/8/1R6 w - - 0 1", None), u32::MAX, "a rook mates by checks");
+        assert_eq!(far_ceiling("8/8/8/3k4/8/2K5/8/1R6 w - - 0 1", None), 16, "a rook: up to its longest mate");
+        assert_eq!(far_ceiling("8/8/8/3k4/8/2K5/PP6/1R6 w - - 0 1", None), u32::MAX, "a rook and pawns mate by checks");
         assert_eq!(far_ceiling("8/5r2/7R/8/5BK1/8/6k1/8 w - - 0 1", None), u32::MAX, "an armed defender");
         let kqkr = "Q7/8/1k5r/8/8/8/2K5/8 w - -";
         assert_eq!(far_ceiling(&format!("{kqkr} 0 1"), None), KQKR_LONGEST_MATE, "no K+Q v K+R mate is longer");
