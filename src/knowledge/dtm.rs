@@ -1451,7 +1451,9 @@ mod tests {
 
     fn dtm(fen: &str) -> Dtm {
         let pos = parse_fen(fen).unwrap();
-        Exact::default().value(&pos).unwrap()
+        let mut exact = Exact::default();
+        exact.begin_call(pos.board(), crate::knowledge::Limits::default());
+        exact.value(&pos).unwrap()
     }
 
     #[test]

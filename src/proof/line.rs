@@ -350,7 +350,7 @@ mod tests {
         let Verdict::Proven(proof) = solver.solve(&root, Plies::mate_in(45), call) else { panic!("not proven") };
         let mut line = Vec::new();
         let length = LineBuilder::new(&mut solver, 5_000).line(&root, proof, RootMoves::All, &mut line);
-        assert_eq!(length, Ok(Plies::mate_in(25)));
+        assert_eq!(length, Ok(Plies::mate_in(41)));
         let pos = root.pos.clone();
         verify_line(&pos, &line, MateLen::from_plies(line.len()), &[]).unwrap();
     }
