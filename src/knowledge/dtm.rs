@@ -383,11 +383,6 @@ impl Table {
         }
     }
 
-    /// Its material.
-    pub fn material(&self) -> Material {
-        self.material
-    }
-
     /// Bytes of memory the table takes.
     pub fn bytes(&self) -> usize {
         self.values.len() + self.ep.len() * 8
@@ -957,7 +952,8 @@ impl Builder {
         };
         for i in 0..n {
             let (c, role) = material.men[i];
-            if c != mover {
+            // Into an en passant node only the double push of the pawn that can be taken.
+            if c != mover || (ep && role != Role::Pawn) {
                 continue;
             }
             let from = Square::new(s[i].into());
@@ -1001,7 +997,7 @@ impl Builder {
                 {
                     push(i, prev2 as u8, out);
                 }
-            } else if !ep {
+            } else {
                 for to in attacks(from, piece, occ) & !occ & allowed {
                     push(i, to as u8, out);
                 }
@@ -1115,7 +1111,8 @@ impl Builder {
             table.ep.insert(plain, self.nodes[id as usize].load(Relaxed) as u8);
         }
         table.values = self.nodes[..n2].iter().map(|n| n.load(Relaxed) as u8).collect();
-        table.longest = table.values.iter().map(|&v| u32::from(v).saturating_sub(1)).max().unwrap_or(0);
+        let codes = table.values.iter().chain(table.ep.values());
+        table.longest = codes.map(|&v| u32::from(v).saturating_sub(1)).max().unwrap_or(0);
         table.built_in = start.elapsed();
         table
     }

@@ -215,14 +215,9 @@ impl Guide<'_> {
     #[inline]
     pub fn quiet(&self, m: Move) -> u32 {
         self.kings.map_or(QUIET_PN, |k| {
-            let pn = 2 + self.distance_after(k, m) - u32::from(self.mating.contains(m));
+            let pn = 2 + k.distance_after(m) - u32::from(self.mating.contains(m));
             if k.armed { ARMED_QUIET_SCALE * pn } else { pn }
         })
-    }
-
-    #[inline]
-    fn distance_after(&self, kings: Kings, m: Move) -> u32 {
-        kings.distance_after(m)
     }
 
     /// Initial proof number of an attacker's capture or promotion that does not check.
@@ -246,7 +241,7 @@ impl Guide<'_> {
     /// larger.
     #[inline]
     pub fn reply(&self, m: Move) -> u32 {
-        if m.is_capture() { DEFENDER_CAPTURE_PN } else { self.kings.map_or(1, |k| 1 + self.distance_after(k, m)) }
+        if m.is_capture() { DEFENDER_CAPTURE_PN } else { self.kings.map_or(1, |k| 1 + k.distance_after(m)) }
     }
 
     /// Whether an attacker node at `node` may keep only its [`NARROW_QUIET`] most
