@@ -2,7 +2,7 @@
 //! sets, live progress lines, a score for every search, `go depth` that ends, and
 //! `seldepth` never below `depth`.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

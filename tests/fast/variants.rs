@@ -3,7 +3,7 @@
 //! shakmaty's variant rules (not the library's), proven "no win", and legal moves in
 //! every variant. Timeouts are generous guards against hangs.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! against shakmaty-syzygy probed directly, independently of pnmate's code. Node limits
 //! here are hang guards.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -4,7 +4,7 @@
 //! here are generous ceilings against hangs (the cases they guard took 8 to 30 s, or
 //! forever, before); precise timings belong to benchmarks.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,7 @@
 //! UCI sessions with the real binary over pipes. Timeouts here are generous upper
 //! bounds against hangs; precise timings belong to benchmarks.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! given (or `0000` where there is no legal move or no valid position), in order; no
 //! search may fail; every `isready` must be answered.
 
-mod common;
+use crate::common;
 
 use pnmate::rng::Rng;
 use std::collections::VecDeque;
