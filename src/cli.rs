@@ -161,6 +161,9 @@ impl Words {
 
 /// Runs `solve`; returns the exit status.
 pub fn run_solve(args: &SolveArgs) -> i32 {
+    if let Some(stip) = &args.stip {
+        return run_problem(args, stip);
+    }
     let variant = match variant_of(args.variant.as_deref()) {
         Ok(v) => v,
         Err(e) => return fail(&e),
@@ -174,6 +177,38 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
             Ok(pos) => solve_in(args, pos, Words::of(Some(v))),
             Err(e) => fail(&e.to_string()),
         },
+    }
+}
+
+/// `solve --stip`: one chess problem.
+fn run_problem(args: &SolveArgs, stip: &str) -> i32 {
+    use pnmate::problem::{ProblemLimits, Verdict, report_json, report_text, solve_problem};
+    let stip: pnmate::problem::stipulation::Stipulation = match stip.parse() {
+        Ok(s) => s,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let pos = match parse_fen(&args.fen) {
+        Ok(p) => p,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let time = match seconds(args.time) {
+        Ok(t) => t,
+        Err(e) => return fail(&e),
+    };
+    if let Err(e) = in_ranges(args.hash, args.threads) {
+        return fail(&e);
+    }
+    let limits = ProblemLimits { time, nodes: args.nodes, max_solutions: args.max_solutions, hash_mb: args.hash };
+    match solve_problem(pos.clone(), stip, limits) {
+        Ok(solved) => {
+            if args.json {
+                println!("{}", report_json(stip, &solved));
+            } else {
+                print!("{}", report_text(&pos, stip, &solved));
+            }
+            if solved.verdict == Verdict::Unknown { 1 } else { 0 }
+        }
+        Err(e) => fail(&e.to_string()),
     }
 }
 
@@ -413,6 +448,13 @@ pub struct SolveArgs {
     /// Syzygy tablebase directories, separated by ':' (';' on Windows).
     #[arg(long)]
     pub syzygy: Option<String>,
+    /// Solve a chess problem of this stipulation instead of a mate: #n, s#n, r#n, h#n,
+    /// h#n.5, ser-h#n, ser-#n, =n, s=n, h=n or ser-h=n (the side to move moves first).
+    #[arg(long, conflicts_with_all = ["mate", "all", "proof", "variant", "syzygy"])]
+    pub stip: Option<String>,
+    /// The most help or series solutions listed.
+    #[arg(long, default_value_t = 1000, requires = "stip")]
+    pub max_solutions: usize,
     /// The game's rules: chess (default), antichess, atomic, crazyhouse, horde,
     /// kingofthehill, racingkings or 3check. A variant's win takes the place of mate;
     /// every other option works as in chess (Syzygy tables are chess only).

@@ -16,6 +16,7 @@ pub(crate) mod fallback;
 pub(crate) mod knowledge;
 pub mod limits;
 pub mod options;
+pub mod problem;
 pub mod proof;
 pub mod rng;
 pub mod search;

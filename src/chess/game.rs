@@ -146,6 +146,20 @@ pub trait Game: Position + Clone + Debug + Send + Sync + 'static {
         false
     }
 
+    /// Whether a node of this position is an OR node, `attacker` choosing its move.
+    #[inline]
+    fn or_node(&self, attacker: Color) -> bool {
+        self.turn() == attacker
+    }
+
+    /// Whether the children of a node are OR nodes (the attacker chooses), given whether
+    /// the node is: the sides alternate, except in cooperative play (a helpmate), where
+    /// every node is an OR node.
+    #[inline]
+    fn or_after(&self, or: bool) -> bool {
+        !or
+    }
+
     /// The fewest plies in which `attacker` could still win by the rules alone (zero
     /// where they say nothing; racing kings bounds it by the king's rank). A lower bound
     /// a disproof may rest on; `pnmate-check` knows the same rule.

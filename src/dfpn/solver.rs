@@ -213,7 +213,7 @@ impl<'a, G: Expand> Solver<'a, G> {
             return v;
         }
         self.monitor.begin(call.budget);
-        let or = node.pos.turn() == self.tree.attacker;
+        let or = node.pos.or_node(self.tree.attacker);
         let root = if restricted { RootMoves::Restricted } else { RootMoves::All };
         self.set_aside.begin();
         let limits = Limits { time_left: self.monitor.control().time_left(), nodes: self.monitor.node_limit() };
@@ -310,7 +310,9 @@ impl<'a, G: Expand> Solver<'a, G> {
                     };
                     let mut child = node.clone();
                     child.apply(c.mv);
-                    let cv = self.mid(&child, r.pred(), !or, child_th_pn, child_th_dn, ply + 1, RootMoves::All).value();
+                    let cv = self
+                        .mid(&child, r.pred(), node.pos.or_after(or), child_th_pn, child_th_dn, ply + 1, RootMoves::All)
+                        .value();
                     debug_assert!(
                         self.monitor.aborted() || cv.is_solved() || cv.pn >= child_th_pn || cv.dn >= child_th_dn,
                         "child returned below its thresholds"

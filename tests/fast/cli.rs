@@ -254,3 +254,31 @@ fn solve_proves_small_endings_exactly() {
         assert!(nodes < 5_000, "{fen}: decided from the table, not searched ({nodes} nodes)");
     }
 }
+
+#[test]
+fn solve_stip_prints_popeye_s_solution_lines() {
+    // h=2 from a random position, both solutions as Popeye 4.104 prints them.
+    let (code, out, _) = pnmate(&["solve", "8/8/6k1/8/6p1/6Q1/2N5/2K5 b - - 0 1", "--stip", "h=2"]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[..2],
+        ["  1.Kg6-g7 Qg3*g4 +   2.Kg7-h8 Qg4-g6 =", "  1.Kg6-h7 Qg3*g4   2.Kh7-h8 Qg4-g6 ="],
+        "{out}"
+    );
+    assert!(lines[2].starts_with("h=2: 2 solutions, "), "{out}");
+    let (code, out, _) = pnmate(&["solve", "k3n3/P7/1K6/3N4/8/8/8/8 w - - 0 1", "--stip", "#2", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!((v["result"].as_str(), v["keys"].to_string().as_str()), (Some("solution"), r#"["b6a6"]"#), "{out}");
+}
+
+#[test]
+fn solve_stip_refuses_a_side_to_move_that_disagrees_and_fairy_words() {
+    let (code, _, err) = pnmate(&["solve", "k7/8/pK6/8/8/8/8/6Q1 w - - 0 1", "--stip", "h#2"]);
+    assert_eq!(code, 2);
+    assert_eq!(err.trim(), "pnmate: h#2: Black moves first, but the position has White to move");
+    let (code, _, err) = pnmate(&["solve", "k7/8/pK6/8/8/8/8/6Q1 w - - 0 1", "--stip", "dia3"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("pnmate: unknown stipulation 'dia3'"), "{err}");
+}

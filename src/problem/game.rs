@@ -1,0 +1,321 @@
+//! A chess problem as a game of the prover: a chess position under a stipulation.
+//!
+//! The stipulation changes only what the prover's [`Game`] and [`Expand`] say, never the
+//! prover: which moves a side may make (a reflex side must mate in one when it can; the
+//! side that waits out a series passes), when the game is won (the victim mated or
+//! stalemated, on the last ply in help and series play), and whose nodes are OR nodes
+//! (every node in help play). The prover's "attacker" is the side that moves first.
+//!
+//! A pass is written as a drop of the passing side's king on its own square
+//! (`Move::Put`), a move orthodox chess never has. As in Popeye, a stipulation of n moves
+//! is met in n moves or fewer (short solutions count), so the prover's bound "within r
+//! plies" is the stipulation's length, and a position's value holds for every bound.
+
+use std::num::NonZeroU32;
+
+use shakmaty::variant::Variant;
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{
+    Bitboard, Board, ByColor, ByRole, Castles, Chess, Color, EnPassantMode, Move, MoveList, Outcome, Position,
+    RemainingChecks, Role, Square,
+};
+
+use crate::chess::checks::mates_by;
+use crate::chess::game::{Game, Standing};
+use crate::chess::mate_len::Plies;
+use crate::chess::movecode::MoveCode;
+use crate::chess::movegen::legal_moves;
+use crate::chess::node::Node;
+use crate::dfpn::children::{Child, Expansion, MoveClass};
+use crate::dfpn::expand::{Expand, Expander};
+use crate::dfpn::pndn::PnDn;
+use crate::dfpn::tree::RootMoves;
+use crate::dfpn::value::Value;
+use crate::knowledge::tablebase::Tables;
+use crate::knowledge::{CHESS_REACH, Know, Limits, Reach};
+use crate::problem::stipulation::{Goal, Stipulation};
+
+/// A chess position under a stipulation.
+#[derive(Clone, Debug)]
+pub struct Problem {
+    pub pos: Chess,
+    pub stip: Stipulation,
+}
+
+/// The pass of `side`, whose king is on `king`.
+pub fn pass_of(king: Square) -> Move {
+    Move::Put { role: Role::King, to: king }
+}
+
+/// Whether `m` is a pass.
+pub fn is_pass(m: Move) -> bool {
+    matches!(m, Move::Put { .. })
+}
+
+impl Problem {
+    pub fn new(pos: Chess, stip: Stipulation) -> Problem {
+        Problem { pos, stip }
+    }
+
+    /// Whether the game has ended in the stipulation's goal, given the legal moves `real`.
+    fn met(&self, real: &MoveList) -> bool {
+        real.is_empty()
+            && self.pos.turn() == self.stip.victim()
+            && match self.stip.goal {
+                Goal::Mate => self.pos.is_check(),
+                Goal::Stalemate => !self.pos.is_check(),
+            }
+    }
+
+    /// Whether `m`, legal here, ends the game in the stipulation's goal.
+    fn reaches_goal(&self, m: Move) -> bool {
+        let mut after = self.pos.clone();
+        after.play_unchecked(m);
+        let mut real = MoveList::new();
+        legal_moves(&after, &mut real);
+        Problem { pos: after, stip: self.stip }.met(&real)
+    }
+
+    /// How the problem stands: won once the stipulation is met, over once it can no
+    /// longer be (the game ended otherwise, or a side has no move the stipulation
+    /// allows), open otherwise. A stalemate of the side that waits out a series does not
+    /// end it: that side only passes.
+    pub fn stands(&self) -> Standing {
+        let mut real = MoveList::new();
+        legal_moves(&self.pos, &mut real);
+        // A side that waits out a series passes even where it has no move (stalemated).
+        let passing = self.stip.series_side().is_some_and(|s| s != self.pos.turn()) && !self.pos.is_check();
+        if real.is_empty() && !passing {
+            return if self.met(&real) { Standing::Won } else { Standing::Over };
+        }
+        let mut allowed = MoveList::new();
+        self.allowed_moves(&real, &mut allowed);
+        if allowed.is_empty() { Standing::Over } else { Standing::Open }
+    }
+
+    /// The moves the stipulation allows, from the legal moves `real`: in a series the
+    /// other side passes (it cannot in check), and in a series helpmate it may instead
+    /// end the series with a move that meets the goal; a reflex side that can mate in one
+    /// must.
+    fn allowed_moves(&self, real: &MoveList, out: &mut MoveList) {
+        out.clear();
+        if let Some(series) = self.stip.series_side()
+            && self.pos.turn() != series
+        {
+            if !self.pos.is_check()
+                && let Some(king) = self.pos.board().king_of(self.pos.turn())
+            {
+                out.push(pass_of(king));
+            }
+            if self.stip.cooperative() {
+                out.extend(real.iter().copied().filter(|&m| self.reaches_goal(m)));
+            }
+            return;
+        }
+        if self.stip.reflex() && real.iter().any(|&m| mates_by(&self.pos, m)) {
+            out.extend(real.iter().copied().filter(|&m| mates_by(&self.pos, m)));
+            return;
+        }
+        out.extend(real.iter().copied());
+    }
+}
+
+impl Position for Problem {
+    fn board(&self) -> &Board {
+        self.pos.board()
+    }
+    fn promoted(&self) -> Bitboard {
+        self.pos.promoted()
+    }
+    fn pockets(&self) -> Option<&ByColor<ByRole<u8>>> {
+        None
+    }
+    fn turn(&self) -> Color {
+        self.pos.turn()
+    }
+    fn castles(&self) -> &Castles {
+        self.pos.castles()
+    }
+    fn maybe_ep_square(&self) -> Option<Square> {
+        self.pos.maybe_ep_square()
+    }
+    fn remaining_checks(&self) -> Option<&ByColor<RemainingChecks>> {
+        None
+    }
+    fn halfmoves(&self) -> u32 {
+        self.pos.halfmoves()
+    }
+    fn fullmoves(&self) -> NonZeroU32 {
+        self.pos.fullmoves()
+    }
+    fn legal_moves(&self) -> MoveList {
+        let mut real = MoveList::new();
+        legal_moves(&self.pos, &mut real);
+        let mut out = MoveList::new();
+        self.allowed_moves(&real, &mut out);
+        out
+    }
+    fn is_variant_end(&self) -> bool {
+        false
+    }
+    fn has_insufficient_material(&self, color: Color) -> bool {
+        self.pos.has_insufficient_material(color)
+    }
+    fn variant_outcome(&self) -> Outcome {
+        Outcome::Unknown
+    }
+    fn play_unchecked(&mut self, m: Move) {
+        if is_pass(m) {
+            let pos = std::mem::take(&mut self.pos);
+            self.pos = pos.swap_turn().expect("a pass is allowed only out of check");
+        } else {
+            self.pos.play_unchecked(m);
+        }
+    }
+}
+
+impl Game for Problem {
+    fn game_variant(&self) -> Variant {
+        Variant::Chess
+    }
+
+    /// The stipulation's play and goal: one position asks another question under each.
+    fn salt(&self) -> u64 {
+        let code = self.stip.play as u64 * 2 + self.stip.goal as u64 + 1;
+        code.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)
+    }
+
+    fn full_hash(&self) -> u64 {
+        self.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+    }
+
+    fn hash_after(&self, hash: u64, m: Move) -> Option<u64> {
+        if is_pass(m) { None } else { self.pos.hash_after(hash, m) }
+    }
+
+    fn play_hashed(&mut self, hash: &mut u64, m: Move) {
+        match self.hash_after(*hash, m) {
+            Some(h) => {
+                self.play_unchecked(m);
+                *hash = h;
+            }
+            None => {
+                self.play_unchecked(m);
+                *hash = self.full_hash();
+            }
+        }
+    }
+
+    fn resets_history(&self, m: Move) -> bool {
+        !is_pass(m) && m.is_zeroing()
+    }
+
+    fn standing(&self, _moves: &MoveList, _attacker: Color) -> Standing {
+        self.stands()
+    }
+
+    /// A problem knows no draw by rule: its length is its stipulation's.
+    fn rule_draws(&self, _moves: &MoveList, _attacker: Color) -> bool {
+        false
+    }
+
+    fn wins_on_either_move(&self) -> bool {
+        true
+    }
+
+    fn or_node(&self, attacker: Color) -> bool {
+        self.stip.cooperative() || self.turn() == attacker
+    }
+
+    fn or_after(&self, or: bool) -> bool {
+        self.stip.cooperative() || !or
+    }
+}
+
+/// A problem's solver knows nothing beyond the rules and the stipulation.
+pub struct Rules;
+
+impl Know for Rules {
+    fn begin_call(&mut self, _root: &Board, _limits: Limits) {}
+    fn learn_mate(&mut self, _best: MoveCode) {}
+}
+
+impl Expand for Problem {
+    type Knowledge<'t> = Rules;
+    const DEFENDER_LEAF: u32 = 0;
+    const ENDINGS: bool = false;
+
+    fn knowledge(_root: &Problem, _attacker: Color, _tables: Option<&Tables>) -> Rules {
+        Rules
+    }
+
+    fn evaluate(&self) -> i32 {
+        0
+    }
+
+    fn reach(&self) -> Reach {
+        CHESS_REACH
+    }
+
+    /// A node's children, each played and judged by the stipulation, or the node's value
+    /// when a child decides it.
+    fn expand(
+        e: &mut Expander<'_, '_, Self>,
+        node: &Node<Self>,
+        r: Plies,
+        or: bool,
+        _ply: usize,
+        root: RootMoves,
+        children: &mut Vec<Child>,
+    ) -> Expansion {
+        let decided = |v| Expansion::Decided(v, MoveCode::NONE);
+        match node.pos.stands() {
+            Standing::Won => return decided(Value::proven(Plies::ZERO)),
+            Standing::Over => return decided(Value::disproven(Plies::INFINITE)),
+            Standing::Open => {}
+        }
+        if r == Plies::ZERO {
+            return decided(Value::disproven(Plies::new(1)));
+        }
+        let mut moves = MoveList::new();
+        e.tree.node_moves(node, root, &mut moves);
+        let within = r.pred();
+        let keys = e.tree.keys;
+        let child_or = node.pos.or_after(or);
+        for &m in &moves {
+            let child = node.play(m);
+            e.monitor.count(1);
+            let key = keys.of(&child, within);
+            let value = match child.pos.stands() {
+                Standing::Won => Value::proven(Plies::ZERO),
+                Standing::Over => Value::disproven(Plies::INFINITE),
+                Standing::Open if within == Plies::ZERO => Value::disproven(Plies::new(1)),
+                Standing::Open => e.tree.known(key, within).unwrap_or_else(|| {
+                    // The child's moves: all must fail where it is an OR node, all must
+                    // succeed where it is an AND node.
+                    let replies = child.pos.legal_moves().len().max(1) as u32;
+                    if child_or { Value::open(PnDn::ONE, PnDn(replies)) } else { Value::open(PnDn(replies), PnDn::ONE) }
+                }),
+            };
+            if or && value.is_proven() && value.mate.at_most == Plies::ZERO {
+                return Expansion::Decided(Value::proven(Plies::new(1)), MoveCode::of(m));
+            }
+            if !or && value.is_disproven() && !value.path_dependent {
+                return Expansion::Decided(Value::disproven(value.mate.at_least.succ()), MoveCode::of(m));
+            }
+            let class = if child.pos.is_check() {
+                MoveClass::Check
+            } else if m.is_capture() || m.is_promotion() {
+                MoveClass::Tactical
+            } else {
+                MoveClass::Quiet
+            };
+            children.push(Child { mv: m, key, value, class, probed: true });
+        }
+        if children.is_empty() {
+            return decided(Value::disproven(Plies::INFINITE));
+        }
+        children.sort_by_key(|c| c.class);
+        Expansion::Open
+    }
+}

@@ -1,0 +1,148 @@
+//! Problems with the solutions Popeye 4.104 printed for them (github.com/thomas-maeder/popeye,
+//! run with `tools/popeye_check.py`). The positions are random ones of few men that
+//! tools/popeye_check.py's generator drew and Popeye solved; each test asserts the whole
+//! set of keys or solutions, in Popeye's notation.
+
+use super::*;
+use shakmaty::{CastlingMode, fen::Fen};
+
+fn solved(fen: &str, stip: &str) -> (Chess, Stipulation, Solved) {
+    let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+    let stip: Stipulation = stip.parse().unwrap();
+    let limits = ProblemLimits { nodes: Some(5_000_000), ..Default::default() };
+    let solved = solve_problem(pos.clone(), stip, limits).unwrap();
+    (pos, stip, solved)
+}
+
+/// The key and solution lines pnmate prints for `stip` from `fen`, in order.
+fn lines(fen: &str, stip: &str) -> Vec<String> {
+    let (pos, stip, solved) = solved(fen, stip);
+    assert_ne!(solved.verdict, Verdict::Unknown, "{fen} {stip}: out of limits");
+    let text = report_text(&pos, stip, &solved);
+    let mut lines: Vec<String> = text
+        .lines()
+        .filter(|l| l.starts_with(' '))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    lines.sort();
+    lines
+}
+
+fn assert_lines(fen: &str, stip: &str, popeye: &[&str]) {
+    let mut want: Vec<String> = popeye.iter().map(|s| s.to_string()).collect();
+    want.sort();
+    assert_eq!(lines(fen, stip), want, "{fen} {stip}");
+}
+
+#[test]
+fn direct_mate_keys_are_popeye_s() {
+    assert_lines("k3n3/P7/1K6/3N4/8/8/8/8 w - - 0 1", "#2", &["1.Kb6-a6 !"]);
+}
+
+#[test]
+fn a_stalemate_key_is_popeye_s() {
+    assert_lines("8/4R3/3K4/5Q2/8/4R3/8/2k5 w - - 0 1", "=2", &["1.Re3-e2 !"]);
+}
+
+#[test]
+fn a_reflex_side_that_can_mate_must_so_the_reflexmate_fails() {
+    // White has two mates in one and must play one: no r#2 (Popeye marks both `?!?`).
+    let (_, _, s) = solved("k7/7R/8/7R/4R3/8/8/3Q3K w - - 0 1", "r#2");
+    assert_eq!(s.verdict, Verdict::NoSolution);
+    assert!(s.keys.is_empty());
+}
+
+#[test]
+fn helpmate_solutions_are_popeye_s_with_the_short_ones() {
+    assert_lines("8/8/R7/8/1K6/8/2pk4/8 b - - 0 1", "h#2", &["1.Kd2-d1 Kb4-c3 2.Kd1-c1 Ra6-a1 #"]);
+    assert_lines("k7/8/pK6/8/8/8/8/7Q b - - 0 1", "h#1", &["1.Ka8-b8 Qh1-b7 #", "1.Ka8-b8 Qh1-h8 #"]);
+    // h#2 of the same position: Popeye lists the two h#1 solutions among its 53.
+    let h2 = lines("k7/8/pK6/8/8/8/8/7Q b - - 0 1", "h#2");
+    assert_eq!(h2.len(), 53);
+    assert!(h2.contains(&"1.Ka8-b8 Qh1-b7 #".to_string()));
+    assert!(h2.contains(&"1.Ka8-b8 Kb6-c6 2.Kb8-c8 Qh1-h8 #".to_string()));
+}
+
+#[test]
+fn a_helpmate_with_a_white_half_move_first_is_popeye_s() {
+    let popeye = [
+        "1...Kb6-c7 2.Bg8-h7 Rh1-a1 #",
+        "1...Rh1-c1 2.Bg8-a2 Rc1-c8 #",
+        "1...Rh1-c1 2.Bg8-b3 Rc1-c8 #",
+        "1...Rh1-c1 2.Bg8-d5 Rc1-c8 #",
+        "1...Rh1-c1 2.Bg8-f7 Rc1-c8 #",
+        "1...Rh1-c1 2.Bg8-h7 Rc1-c8 #",
+        "1...Rh1-d1 2.Bg8-a2 Rd1-d8 #",
+        "1...Rh1-d1 2.Bg8-b3 Rd1-d8 #",
+        "1...Rh1-d1 2.Bg8-c4 Rd1-d8 #",
+        "1...Rh1-d1 2.Bg8-f7 Rd1-d8 #",
+        "1...Rh1-d1 2.Bg8-h7 Rd1-d8 #",
+        "1...Rh1-d1 2.Ka8-b8 Rd1-d8 #",
+        "1...Rh1-e1 2.Bg8-a2 Re1-e8 #",
+        "1...Rh1-e1 2.Bg8-b3 Re1-e8 #",
+        "1...Rh1-e1 2.Bg8-c4 Re1-e8 #",
+        "1...Rh1-e1 2.Bg8-d5 Re1-e8 #",
+        "1...Rh1-e1 2.Bg8-h7 Re1-e8 #",
+        "1...Rh1-e1 2.Ka8-b8 Re1-e8 #",
+        "1...Rh1-f1 2.Bg8-a2 Rf1-f8 #",
+        "1...Rh1-f1 2.Bg8-b3 Rf1-f8 #",
+        "1...Rh1-f1 2.Bg8-c4 Rf1-f8 #",
+        "1...Rh1-f1 2.Bg8-d5 Rf1-f8 #",
+        "1...Rh1-f1 2.Bg8-h7 Rf1-f8 #",
+        "1...Rh1-f1 2.Ka8-b8 Rf1-f8 #",
+        "1...Rh1-g1 2.Ka8-b8 Rg1*g8 #",
+        "1...Rh1-h8 2.Ka8-b8 Rh8*g8 #",
+    ];
+    assert_lines("k5b1/8/1K6/8/8/8/8/7R w - - 0 1", "h#1.5", &popeye);
+}
+
+#[test]
+fn a_helpstalemate_is_popeye_s() {
+    assert_lines(
+        "8/8/6k1/8/6p1/6Q1/2N5/2K5 b - - 0 1",
+        "h=2",
+        &["1.Kg6-g7 Qg3*g4 + 2.Kg7-h8 Qg4-g6 =", "1.Kg6-h7 Qg3*g4 2.Kh7-h8 Qg4-g6 ="],
+    );
+}
+
+#[test]
+fn series_solutions_are_popeye_s() {
+    assert_lines(
+        "8/3P3K/2P5/8/8/8/8/1kBb4 w - - 0 1",
+        "ser-#3",
+        &[
+            "1.d7-d8=Q 2.Qd8-d2 3.Qd2-b2 #",
+            "1.d7-d8=Q 2.Qd8-d4 3.Qd4-b2 #",
+            "1.d7-d8=Q 2.Qd8-f6 3.Qf6-b2 #",
+            "1.d7-d8=Q 2.Qd8-h8 3.Qh8-b2 #",
+        ],
+    );
+    assert_lines(
+        "4k3/8/1Rr5/8/3Q4/3P4/8/3K4 b - - 0 1",
+        "ser-h=3",
+        &["1.Rc6-d6 2.Ke8-d7 3.Kd7-c8 Qd4*d6 =", "1.Rc6-d6 2.Ke8-d8 3.Kd8-c8 Qd4*d6 ="],
+    );
+    // A series with its short solutions: Popeye prints these 117 (5 of two moves).
+    let all = lines("7k/6pp/8/8/8/8/8/K6R w - - 0 1", "ser-#3");
+    assert_eq!(all.len(), 117);
+    assert!(all.contains(&"1.Rh1-b1 2.Rb1-b8 #".to_string()));
+}
+
+#[test]
+fn a_position_whose_side_to_move_is_not_the_first_mover_is_refused() {
+    let pos: Chess =
+        "k7/8/pK6/8/8/8/8/6Q1 w - - 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+    let err = solve_problem(pos, "h#2".parse().unwrap(), ProblemLimits::default()).unwrap_err();
+    assert_eq!(err.0, "h#2: Black moves first, but the position has White to move");
+}
+
+#[test]
+fn json_lists_keys_and_solutions_without_passes() {
+    let (_, stip, s) = solved("8/3P3K/2P5/8/8/8/8/1kBb4 w - - 0 1", "ser-#3");
+    let json = report_json(stip, &s);
+    assert_eq!(json["result"], "solution");
+    assert_eq!(json["keys"].as_array().unwrap().len(), 0);
+    let solutions = json["solutions"].as_array().unwrap();
+    assert_eq!(solutions.len(), 4);
+    assert!(solutions.iter().all(|s| s.as_array().unwrap().len() == 3 && s[0] == "d7d8q"), "{json}");
+}

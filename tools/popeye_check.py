@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Runs pnmate and Popeye (the problemists' reference solver) side by side on orthodox
+chess problems and compares what they print: the set of keys in battle play, the set
+of solutions in help and series play, written as Popeye writes them.
+
+  python3 tools/popeye_check.py --popeye /path/to/py --problems tools/problems.txt --time 10
+
+A problem file has one problem a line, `FEN | stipulation` (`#` starts a comment).
+--random N adds N random positions of few men with random stipulations (seeded), so
+that both solvers meet positions no one chose. Popeye is not packaged: build it from
+github.com/thomas-maeder/popeye with `make -f makefile.unx`.
+
+A problem counts as agreed when both finish and print the same set of lines; as wrong
+when both finish and differ; as unsolved by a solver that ran out of time. Prints one
+row per stipulation with problems solved by each, agreed, wrong and the median ratio of
+pnmate's time to Popeye's on the problems both solved. Exits 1 if any is wrong.
+"""
+import argparse
+import json
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import chess
+
+STIPS = ['#1', '#2', '#3', 's#1', 's#2', 's#3', 'r#1', 'r#2', 'r#3', 'h#1', 'h#2', 'h#3', 'h#1.5', 'h#2.5',
+         'ser-h#2', 'ser-h#3', 'ser-h#4', 'ser-#2', 'ser-#3', 'ser-#4', '=1', '=2', '=3', 's=1', 's=2',
+         'h=1', 'h=2', 'h=3', 'ser-h=2', 'ser-h=3']
+
+
+def first_mover(stip):
+    if stip.startswith('ser-h') or (stip.startswith('h') and not stip.endswith('.5')):
+        return chess.BLACK
+    return chess.WHITE
+
+
+def popeye_input(fen, stip, seconds):
+    board = chess.Board(fen)
+    men = {chess.WHITE: [], chess.BLACK: []}
+    for sq, piece in board.piece_map().items():
+        letter = {'n': 's'}.get(piece.symbol().lower(), piece.symbol().lower())
+        men[piece.color].append(letter + chess.square_name(sq))
+    return (f"begin\npieces white {' '.join(men[chess.WHITE])} black {' '.join(men[chess.BLACK])}\n"
+            f"stipulation {stip}\noption noboard maxtime {int(seconds)}\nend\n")
+
+
+# A key (`1.Kb6-a6 !`) or a help or series solution; not a try (`?`) nor Popeye's mark of
+# a forced goal that fails the stipulation (`?!?`, a reflex side's mate).
+SOLUTION = re.compile(r'^\s+1\.(?!.*\?$)')
+
+
+def run_popeye(py, fen, stip, seconds):
+    with tempfile.NamedTemporaryFile('w', suffix='.inp', delete=False) as f:
+        f.write(popeye_input(fen, stip, seconds))
+        path = f.name
+    start = time.monotonic()
+    try:
+        out = subprocess.run([py, path], capture_output=True, text=True, timeout=seconds + 30).stdout
+    except subprocess.TimeoutExpired:
+        return None, seconds
+    took = time.monotonic() - start
+    if 'solution finished' not in out or 'maximum time' in out.lower() or 'interrupted' in out.lower():
+        return None, took
+    lines = {' '.join(l.split()) for l in out.splitlines() if SOLUTION.match(l)}
+    return lines, took
+
+
+def run_pnmate(engine, fen, stip, seconds):
+    start = time.monotonic()
+    try:
+        p = subprocess.run([engine, 'solve', fen, '--stip', stip, '--time', str(seconds)],
+                           capture_output=True, text=True, timeout=seconds + 30)
+    except subprocess.TimeoutExpired:
+        return None, seconds
+    took = time.monotonic() - start
+    if p.returncode != 0:
+        if p.returncode == 2:
+            sys.exit(f'pnmate refused {fen} {stip}: {p.stderr.strip()}')
+        return None, took
+    lines = {' '.join(l.split()) for l in p.stdout.splitlines() if SOLUTION.match(l)}
+    return lines, took
+
+
+def random_problem(rng):
+    """A legal position of 4 to 7 men without castling or en passant, with a random
+    stipulation whose first mover is to move and is not in check's wrong side."""
+    while True:
+        stip = rng.choice(STIPS)
+        board = chess.Board(None)
+        squares = rng.sample(range(64), 8)
+        board.set_piece_at(squares[0], chess.Piece(chess.KING, chess.WHITE))
+        board.set_piece_at(squares[1], chess.Piece(chess.KING, chess.BLACK))
+        for sq in squares[2:2 + rng.randint(2, 5)]:
+            role = rng.choice([chess.QUEEN, chess.ROOK, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN, chess.PAWN])
+            if role == chess.PAWN and chess.square_rank(sq) in (0, 7):
+                continue
+            board.set_piece_at(sq, chess.Piece(role, rng.random() < 0.55))
+        board.turn = first_mover(stip)
+        # Popeye lets a king and rook on their first squares castle; the FEN does not.
+        home = any(board.piece_at(k) == chess.Piece(chess.KING, c) and
+                   any(board.piece_at(r) == chess.Piece(chess.ROOK, c) for r in rooks)
+                   for c, k, rooks in [(chess.WHITE, chess.E1, (chess.A1, chess.H1)),
+                                       (chess.BLACK, chess.E8, (chess.A8, chess.H8))])
+        if not home and board.is_valid() and not board.is_game_over() and not board.is_check():
+            return board.fen(), stip
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--engine', default='target/release/pnmate')
+    ap.add_argument('--popeye', required=True, help="Popeye's binary (py)")
+    ap.add_argument('--problems', help='a file of `FEN | stipulation` lines')
+    ap.add_argument('--random', type=int, default=0, help='random problems to add')
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--time', type=float, default=10.0, help='seconds per problem for each solver')
+    ap.add_argument('--json', help='write every problem and both outputs here')
+    args = ap.parse_args()
+    problems = []
+    if args.problems:
+        for line in open(args.problems):
+            line = line.split('#', 1)[0] if line.lstrip().startswith('#') else line
+            if '|' in line:
+                fen, stip = (x.strip() for x in line.rsplit('|', 1))
+                problems.append((fen, stip))
+    rng = random.Random(args.seed)
+    problems += [random_problem(rng) for _ in range(args.random)]
+    rows, records, wrong = {}, [], 0
+    for i, (fen, stip) in enumerate(problems):
+        pop, pop_t = run_popeye(args.popeye, fen, stip, args.time)
+        pn, pn_t = run_pnmate(args.engine, fen, stip, args.time)
+        kind = re.sub(r'\d+(\.5)?$', 'n', stip)
+        row = rows.setdefault(kind, {'problems': 0, 'popeye': 0, 'pnmate': 0, 'agreed': 0, 'wrong': 0, 'ratios': []})
+        row['problems'] += 1
+        row['popeye'] += pop is not None
+        row['pnmate'] += pn is not None
+        verdict = 'unsolved'
+        if pop is not None and pn is not None:
+            if pop == pn:
+                verdict = 'agreed'
+                row['agreed'] += 1
+                row['ratios'].append(pn_t / max(pop_t, 1e-3))
+            else:
+                verdict = 'WRONG'
+                row['wrong'] += 1
+                wrong += 1
+                print(f'DIFFER {fen} | {stip}\n  popeye only: {sorted(pop - pn)[:5]}\n  pnmate only: {sorted(pn - pop)[:5]}')
+        records.append({'fen': fen, 'stip': stip, 'verdict': verdict, 'popeye': sorted(pop or []),
+                        'pnmate': sorted(pn or []), 'popeye_s': pop_t, 'pnmate_s': pn_t})
+        print(f'[{i + 1}/{len(problems)}] {stip:8} {verdict:8} solutions {len(pn or []):3} '
+              f'pnmate {pn_t:6.2f}s popeye {pop_t:6.2f}s', file=sys.stderr)
+    print(f'{len(problems)} problems, {args.time:g} s each, one thread each')
+    print(f"{'stipulation':12} {'problems':>8} {'popeye':>7} {'pnmate':>7} {'agreed':>7} {'wrong':>6} {'median time ratio':>18}")
+    for kind, r in sorted(rows.items()):
+        ratio = f"{statistics.median(r['ratios']):.2f}" if r['ratios'] else '-'
+        print(f"{kind:12} {r['problems']:8} {r['popeye']:7} {r['pnmate']:7} {r['agreed']:7} {r['wrong']:6} {ratio:>18}")
+    if args.json:
+        json.dump(records, open(args.json, 'w'), indent=1)
+    sys.exit(1 if wrong else 0)
+
+
+if __name__ == '__main__':
+    main()
