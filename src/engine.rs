@@ -19,7 +19,7 @@ use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::chess::movecode::MoveCode;
-use crate::chess::position::{parse_fen, play_moves};
+use crate::chess::position::{parse_fen, play_moves, repeated_positions};
 use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::{Control, Monitor, Progress};
 use crate::error::{OptionError, SetupError, UciError};
@@ -188,6 +188,8 @@ pub struct Engine {
     /// The game's rules (the UCI_Variant option).
     variant: Variant,
     history: Vec<u64>,
+    /// The history's positions that occurred twice or more (chess; see `Params::repeated`).
+    repeated: Vec<Chess>,
     /// Why the last `position` was rejected, until a valid one arrives.
     position_error: Option<SetupError>,
     tt: Arc<Table>,
@@ -220,6 +222,7 @@ impl Engine {
             pos: Root::Chess(Chess::default()),
             variant: Variant::Chess,
             history: Vec::new(),
+            repeated: Vec::new(),
             position_error: None,
             tt: Arc::new(Table::new(1)),
             fallback_tt: Arc::new(Mutex::new(fallback::Table::new())),
@@ -264,6 +267,13 @@ impl Engine {
         };
         match parsed {
             Ok((pos, history)) => {
+                self.repeated = match (&pos, fen) {
+                    (Root::Chess(_), Some(f)) => {
+                        parse_fen(f).map(|start| repeated_positions(start, moves.iter().copied())).unwrap_or_default()
+                    }
+                    (Root::Chess(_), None) => repeated_positions(Chess::default(), moves.iter().copied()),
+                    _ => Vec::new(),
+                };
                 self.pos = pos;
                 self.history = history;
                 self.position_error = None;
@@ -402,6 +412,7 @@ impl Engine {
                 v => Root::Variant(VariantPosition::new(v)),
             };
             self.history.clear();
+            self.repeated.clear();
             self.position_error = None;
         }
         None
@@ -460,6 +471,7 @@ impl Engine {
                 Some(e) => Err(e.clone()),
             },
             history: self.history.clone(),
+            repeated: self.repeated.clone(),
             tt: Arc::clone(&self.tt),
             fallback_tt: Arc::clone(&self.fallback_tt),
             control: Arc::clone(&control),
@@ -583,6 +595,7 @@ impl Root {
 struct Job {
     root: Result<Root, SetupError>,
     history: Vec<u64>,
+    repeated: Vec<Chess>,
     tt: Arc<Table>,
     fallback_tt: Arc<Mutex<fallback::Table>>,
     control: Arc<Control>,
@@ -788,6 +801,7 @@ impl Job {
             mate: self.limits.mate_bound(),
             root_moves: (!allowed.is_empty()).then(|| allowed.clone()),
             history: self.history.clone(),
+            repeated: if G::ENDINGS { self.repeated.clone() } else { Vec::new() },
             threads: self.threads,
             tables: if G::ENDINGS { self.tables.clone() } else { None },
         };
@@ -928,6 +942,7 @@ mod tests {
         Job {
             root: Ok(Root::Chess(Chess::default())),
             history: Vec::new(),
+            repeated: Vec::new(),
             tt: Arc::new(Table::new(1)),
             fallback_tt: Arc::new(Mutex::new(fallback::Table::new())),
             control: Control::new(),

@@ -64,6 +64,32 @@ pub fn play_moves<'a, G: Game>(
     Ok((pos, history))
 }
 
+/// The positions of a game from `start` through legal `moves` (UCI), since its last pawn
+/// move or capture and the final one included, that occurred twice or more: those a
+/// defender may claim on their next occurrence. Empty where a move is not legal.
+pub fn repeated_positions<'a, G: Game>(mut pos: G, moves: impl IntoIterator<Item = &'a str>) -> Vec<G> {
+    let mut seen: Vec<G> = Vec::new();
+    for text in moves {
+        let Some(m) = text.parse::<UciMove>().ok().and_then(|u| u.to_move(&pos).ok()) else { return Vec::new() };
+        if pos.resets_history(m) {
+            seen.clear();
+        } else {
+            seen.push(pos.clone());
+        }
+        pos.play_unchecked(m);
+    }
+    seen.push(pos);
+    let hashes: Vec<u64> = seen.iter().map(Game::full_hash).collect();
+    let mut out: Vec<G> = Vec::new();
+    for (i, p) in seen.into_iter().enumerate() {
+        let h = hashes[i];
+        if hashes.iter().filter(|&&x| x == h).count() >= 2 && !hashes[..i].contains(&h) {
+            out.push(p);
+        }
+    }
+    out
+}
+
 /// The FEN of a position (6 fields).
 pub fn to_fen<P: Position + Clone>(pos: &P) -> String {
     Fen::from_position(pos, EnPassantMode::Legal).to_string()

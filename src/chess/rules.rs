@@ -76,6 +76,11 @@ pub struct Repetitions {
     counts: FxHashMap<u64, u32>,
     root: u64,
     salt: u64,
+    /// By attacker (White, Black): the fewest plies to mate, by the exact tables, of a
+    /// position the defender could claim on its next occurrence that this attacker wins.
+    /// A mate the tables give in at most as many plies cannot pass through one, so the
+    /// tables may decide it (0: unknown, they decide nothing).
+    exact_floor: [u32; 2],
 }
 
 impl Repetitions {
@@ -98,7 +103,23 @@ impl Repetitions {
         }
         // Never zero, so a salted key differs from the plain one.
         let salt = hasher.finish() | 1;
-        Some(Repetitions { counts, root, salt })
+        Some(Repetitions { counts, root, salt, exact_floor: [0, 0] })
+    }
+
+    /// The hashes of the positions the defender may claim on their next occurrence.
+    pub fn claimable(&self) -> impl Iterator<Item = u64> + '_ {
+        self.counts.iter().filter(|&(_, &n)| n >= 2).map(|(&h, _)| h)
+    }
+
+    /// The same history, with the exact tables' floor per attacker (see `exact_floor`).
+    pub fn with_exact_floor(mut self, floor: [u32; 2]) -> Repetitions {
+        self.exact_floor = floor;
+        self
+    }
+
+    /// The fewest plies to mate of a claimable position that `attacker` wins (0: unknown).
+    pub fn exact_floor(&self, attacker: Color) -> u32 {
+        self.exact_floor[usize::from(attacker == Color::Black)]
     }
 
     /// The key salt of searches under this history.

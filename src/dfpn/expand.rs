@@ -300,7 +300,10 @@ impl Expander<'_, '_, Chess> {
         if plies16 > r.get() {
             return Some(Expansion::Decided(Value::disproven(Plies::new(plies16)), MoveCode::NONE));
         }
-        if self.tree.repetitions.is_some() || node.clock() + plies > FIFTY_MOVES {
+        // Every position of the tables' mate lies nearer mate than this node: it repeats no
+        // claimable position nearer than the history's floor.
+        let repeats = self.tree.repetitions.is_some_and(|reps| plies > reps.exact_floor(self.tree.attacker));
+        if repeats || node.clock() + plies > FIFTY_MOVES {
             return None;
         }
         let best = if or {

@@ -21,6 +21,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap;
+
+use crate::chess::game::Game;
+use crate::chess::rules::Repetitions;
 use shakmaty::attacks::attacks;
 use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, FromSetup, Piece, Position, Role, Square};
 
@@ -1439,6 +1442,28 @@ impl Exact {
         };
         Some(Dtm::of(tables[i].code(s, side, ep)))
     }
+}
+
+/// The exact tables' floor of a game history (see [`Repetitions::with_exact_floor`]),
+/// from `repeated`, the positions it lets the defender claim on their next occurrence:
+/// per attacker, the fewest plies to mate of one it wins. A claimable position without
+/// its position given makes the floor 0 (the tables decide nothing); one of more men, or
+/// with castling rights, is never met below a node the tables cover.
+pub fn exact_floor(reps: &Repetitions, repeated: &[Chess]) -> [u32; 2] {
+    let mut floor = [u32::MAX; 2];
+    for h in reps.claimable() {
+        let Some(pos) = repeated.iter().find(|p| p.full_hash() == h) else { return [0, 0] };
+        let mut exact = Exact::default();
+        exact.begin_call(pos.board(), crate::knowledge::Limits::default());
+        let (winner, plies) = match exact.value(pos) {
+            Some(Dtm::Wins(d)) => (pos.turn(), d),
+            Some(Dtm::Loses(d)) => (!pos.turn(), d),
+            _ => continue,
+        };
+        let slot = &mut floor[usize::from(winner == Color::Black)];
+        *slot = (*slot).min(plies);
+    }
+    floor
 }
 
 #[cfg(test)]

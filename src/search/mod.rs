@@ -87,6 +87,10 @@ pub struct Params {
     /// Hashes of the game's positions before the root since its last pawn move or capture,
     /// oldest first: the repetitions the defender may claim.
     pub history: Vec<u64>,
+    /// The positions of that history (the root's included) that occurred twice or more,
+    /// in chess: the exact tables decide a node under such a history only where its mate
+    /// cannot pass through one (empty: they decide nothing under it).
+    pub repeated: Vec<Chess>,
     /// Search threads (0 and 1: one; see `parallel`).
     pub threads: usize,
     /// The tablebases, when loaded.
@@ -126,7 +130,10 @@ impl<'a, G: Expand> Search<'a, G> {
         }
         G::begin_search(root);
         let root = Node::new(root.clone());
-        let repetitions = Repetitions::new(root.hash, &params.history);
+        let repetitions = Repetitions::new(root.hash, &params.history).map(|r| {
+            let floor = crate::knowledge::dtm::exact_floor(&r, &params.repeated);
+            r.with_exact_floor(floor)
+        });
         let tbhits_before = tbhits(&params.tables);
         Search { root, params, repetitions, tt, monitor, events, seldepth: 0, tbhits_before }
     }

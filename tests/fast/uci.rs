@@ -377,3 +377,22 @@ fn ponder_then_ponderhit_plays_on_the_clock() {
         assert_eq!(words.len(), 2, "{last}");
     }
 }
+
+#[test]
+fn exact_tables_still_decide_once_the_game_has_repeated_a_position() {
+    // K+Q v K+R: after these moves White's position has occurred twice (a third time
+    // would let Black claim). The tables' mate in 19 never passes through it (every
+    // position of the mate is nearer mate), so it is proven at once, as without history.
+    let start = "8/8/6r1/1k6/1Q6/K7/8/8 b - - 0 1";
+    let moves = ["b5a6", "b4c4", "a6b6", "c4b3", "b6a5", "b3b4", "a5a6"];
+    let mut s = Session::start();
+    s.send(&format!("position fen {start} moves {}", moves.join(" ")));
+    s.send("go mate 25");
+    let lines = s.until_bestmove(LONG);
+    let info = mate_info(&lines);
+    assert_eq!(field(info, "mate"), Some("19"), "{info}");
+    let root: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+    let fen = shakmaty::fen::Fen::from_position(&replay(start, &root), shakmaty::EnPassantMode::Legal).to_string();
+    assert_mating_line(&fen, &pv_of(info), 37);
+    assert_eq!(bestmove(&lines), pv_of(info)[0]);
+}
