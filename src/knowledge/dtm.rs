@@ -1026,14 +1026,12 @@ impl Builder {
         // The first states, in two halves at once; en passant nodes after them.
         let size = self.table.size;
         let half = size.div_ceil(2);
-        let mut eps = Vec::new();
-        let mut queued = Vec::new();
-        {
+        // Each thread stores its nodes' first states in place (the nodes are atomic words).
+        let mut eps = {
             let this = &self;
             let work = |range: std::ops::Range<usize>| {
                 let mut scratch = Scratch::default();
-                let mut states = vec![(BROKEN, 0u8, 0u8); 2 * range.len()];
-                for index in range.clone() {
+                for index in range {
                     let s = this.table.decode(index);
                     if this.table.canonical(s) != index {
                         continue;
@@ -1041,28 +1039,25 @@ impl Builder {
                     let p = Placement { material: &material, s };
                     for side in [Color::White, Color::Black] {
                         if p.legal(side) {
-                            let k = key(index - range.start, side) as usize;
-                            states[k] = this.first(index, s, side, false, &mut scratch);
+                            let (count, floor, value) = this.first(index, s, side, false, &mut scratch);
+                            this.nodes[key(index, side) as usize].store(pack(value, count, floor), Relaxed);
                         }
                     }
                 }
-                (states, scratch.eps)
+                scratch.eps
             };
-            let (low, high) = std::thread::scope(|scope| {
+            let (mut low, high) = std::thread::scope(|scope| {
                 let high = scope.spawn(|| work(half..size));
                 (work(0..half), high.join().expect("the build's second half"))
             });
-            for (offset, (states, e)) in [(0, low), (half, high)] {
-                for (k, state) in states.into_iter().enumerate() {
-                    if state.0 != BROKEN {
-                        queued.push((2 * offset + k, state));
-                    }
-                }
-                eps.extend(e);
+            low.extend(high);
+            low
+        };
+        for id in 0..2 * size {
+            let (value, count, _) = unpack(*self.nodes[id].get_mut());
+            if count != BROKEN && value > 0 {
+                self.buckets[value as usize - 1].push(id as u32);
             }
-        }
-        for (k, state) in queued {
-            self.set_first(k as u32, state);
         }
         eps.sort_unstable();
         eps.dedup();
