@@ -589,6 +589,21 @@ impl Root {
             Root::Variant(pos) => pos.legal_moves().first().copied(),
         }
     }
+
+    /// `ponder` where it is a legal reply to `best` in a game that goes on after it (a
+    /// racing kings win ends the game: no move follows it).
+    fn ponder_after(&self, best: Move, ponder: Move) -> Option<Move> {
+        fn reply<P: Position + Clone>(pos: &P, best: Move, ponder: Move) -> bool {
+            let mut after = pos.clone();
+            after.play_unchecked(best);
+            !after.is_game_over() && after.is_legal(ponder)
+        }
+        let legal = match self {
+            Root::Chess(pos) => reply(pos, best, ponder),
+            Root::Variant(pos) => reply(pos, best, ponder),
+        };
+        legal.then_some(ponder)
+    }
 }
 
 /// One search, as run on the search thread.
@@ -695,6 +710,11 @@ impl Job {
             self.wait_if_required();
             (self.root.as_ref().ok().and_then(Root::first_legal), None)
         });
+        // Only a move that can follow: never a ponder move after the game's end.
+        let ponder = match (&self.root, best, ponder) {
+            (Ok(root), Some(b), Some(p)) => root.ponder_after(b, p),
+            _ => None,
+        };
         (self.sink)(EngineEvent::BestMove { best, ponder });
     }
 
@@ -936,6 +956,25 @@ fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, Panicked> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::{CastlingMode, Role, Square};
+
+    #[test]
+    fn no_ponder_move_follows_the_end_of_the_game() {
+        let normal = |role, from, to| Move::Normal { role, from, capture: None, to, promotion: None };
+        // Racing kings: White's king reaches the eighth rank out of the black king's reach,
+        // which ends the game; the knight's move after it is no reply.
+        let setup = "8/6K1/8/1b6/k7/8/n7/8 w - - 0 1".parse::<shakmaty::fen::Fen>().unwrap().into_setup();
+        let rk = VariantPosition::from_setup(Variant::RacingKings, setup, CastlingMode::Standard).unwrap();
+        let best = normal(Role::King, Square::G7, Square::G8);
+        assert!(rk.is_legal(best));
+        let root = Root::Variant(rk);
+        assert_eq!(root.ponder_after(best, normal(Role::Knight, Square::A2, Square::C3)), None);
+        // Chess: a legal reply stays, an illegal one goes.
+        let chess = Root::Chess(Chess::default());
+        let (e4, e5) = (normal(Role::Pawn, Square::E2, Square::E4), normal(Role::Pawn, Square::E7, Square::E5));
+        assert_eq!(chess.ponder_after(e4, e5), Some(e5));
+        assert_eq!(chess.ponder_after(e4, e4), None);
+    }
 
     fn job(events: &Arc<Mutex<Vec<EngineEvent>>>) -> Job {
         let events = Arc::clone(events);
