@@ -34,6 +34,8 @@ const RULES: &str = "pnmate-1";
 /// Version 1 lacked the racing kings leaf rule, which only raises leaf values: its
 /// certificates are read with version 2's rules.
 const VARIANT_RULES: &str = "pnmate-variant-2";
+/// The rules of a chess problem's certificate: its stipulation's.
+const PROBLEM_RULES: &str = "pnmate-problem-1";
 const TRAILER: &[u8] = b"END\n";
 /// The halfmove clock at which the game ends in a draw at the attacker's turn (75 moves).
 const AUTOMATIC_DRAW_CLOCK: u32 = 150;
@@ -65,6 +67,8 @@ struct Header {
     claim: (String, u32),
     shortest: Option<bool>,
     shapes: Vec<Shape>,
+    /// A chess problem's stipulation.
+    stipulation: Option<Stip>,
 }
 
 /// How a node's value starts, before its children.
@@ -150,6 +154,9 @@ fn check(bytes: &[u8], tables: Option<&Tablebase<Chess>>, nodes_seen: &mut usize
         return Err("the claim's length must be at least 1".into());
     }
     let variant = header.root.variant();
+    if let Some(stip) = &header.stipulation {
+        return check_problem(&mut r, bytes, &header, stip, nodes_seen);
+    }
     // The sections each claim needs: (kind, attacker, plies).
     let (needed, words) = match what {
         "mate" | "mated" if variant != Variant::Chess => {
@@ -229,7 +236,13 @@ fn read_header(r: &mut Reader) -> Verdict<Header> {
         return Err(format!("the first line is not `{MAGIC}`"));
     }
     let rules = r.line()?;
+    let mut stipulation = None;
     let variant = if rules == format!("rules {RULES}") {
+        Variant::Chess
+    } else if rules == format!("rules {PROBLEM_RULES}") {
+        let line = r.line()?;
+        let text = line.strip_prefix("stipulation ").ok_or("a problem's certificate names its stipulation next")?;
+        stipulation = Some(Stip::parse(text).ok_or_else(|| format!("unknown stipulation `{text}`"))?);
         Variant::Chess
     } else if rules == format!("rules {VARIANT_RULES}") || rules == "rules pnmate-variant-1" {
         let line = r.line()?;
@@ -299,7 +312,7 @@ fn read_header(r: &mut Reader) -> Verdict<Header> {
             return Err(format!("unknown header line `{line}`"));
         }
     }
-    Ok(Header { root, tablebases, claim: (what.to_string(), n), shortest, shapes })
+    Ok(Header { root, tablebases, claim: (what.to_string(), n), shortest, shapes, stipulation })
 }
 
 /// A position as the rules see it: everything but the move number (board, side to
@@ -359,20 +372,21 @@ fn fifty_move_claim(pos: &VariantPosition, legal: &MoveList) -> bool {
     clock >= 100 || (clock >= 99 && legal.iter().any(|m| !m.is_zeroing()))
 }
 
-/// Checks one section and returns its root's value: plies to mate (proof) or plies
-/// within which the attacker cannot mate (disproof). `leaves` is Some when the header
-/// announces tablebase leaves, with the tables to probe them when given.
-fn check_section(
-    r: &mut Reader,
-    root: &VariantPosition,
-    shape: &Shape,
-    leaves: Option<Option<&Tablebase<Chess>>>,
-) -> Verdict<u32> {
+/// A section's nodes as read: each one's hash, where its edges start, the edges (move
+/// code, child) and the tablebase leaves.
+struct Nodes {
+    hashes: Vec<u64>,
+    starts: Vec<usize>,
+    edges: Vec<(u16, u32)>,
+    table_leaves: Vec<usize>,
+}
+
+/// Reads the nodes of a section; tablebase leaves only in a disproof that may have them.
+fn read_nodes(r: &mut Reader, shape: &Shape, tablebases: bool) -> Verdict<Nodes> {
     let n = shape.nodes;
     if n > (r.bytes.len() - r.at) / 9 {
         return Err("the file is truncated (fewer bytes than the announced nodes need)".into());
     }
-    // Read the nodes.
     let mut hashes = Vec::with_capacity(n);
     let mut starts = Vec::with_capacity(n + 1);
     let mut edges: Vec<(u16, u32)> = Vec::new();
@@ -382,7 +396,7 @@ fn check_section(
         starts.push(edges.len());
         let k = r.varint()?;
         if k == TABLEBASE_LEAF {
-            if leaves.is_none() || shape.kind != Kind::Disproof {
+            if !tablebases || shape.kind != Kind::Disproof {
                 return Err(format!("node {i}: a tablebase leaf where none may be"));
             }
             table_leaves.push(i);
@@ -398,6 +412,36 @@ fn check_section(
         }
     }
     starts.push(edges.len());
+    Ok(Nodes { hashes, starts, edges, table_leaves })
+}
+
+/// The values of a section's nodes, children first, from each one's base.
+fn values_of(bases: &[Base], starts: &[usize], edges: &[(u16, u32)]) -> Vec<u32> {
+    let mut values = vec![0u32; bases.len()];
+    for i in 0..bases.len() {
+        let children = edges[starts[i]..starts[i + 1]].iter().map(|&(_, c)| values[c as usize]);
+        values[i] = match bases[i] {
+            Base::Mated => 0,
+            Base::Never | Base::Table => NEVER,
+            Base::Leaf(v) => v,
+            Base::Inner => children.max().expect("inner nodes have children").saturating_add(1),
+            Base::Min => children.min().expect("inner nodes have children").saturating_add(1),
+        };
+    }
+    values
+}
+
+/// Checks one section and returns its root's value: plies to mate (proof) or plies
+/// within which the attacker cannot mate (disproof). `leaves` is Some when the header
+/// announces tablebase leaves, with the tables to probe them when given.
+fn check_section(
+    r: &mut Reader,
+    root: &VariantPosition,
+    shape: &Shape,
+    leaves: Option<Option<&Tablebase<Chess>>>,
+) -> Verdict<u32> {
+    let n = shape.nodes;
+    let Nodes { hashes, starts, edges, table_leaves } = read_nodes(r, shape, leaves.is_some())?;
 
     // Top-down: every node's position from its parents (all of which come after it).
     let mut positions: Vec<Option<VariantPosition>> = vec![None; n];
@@ -523,18 +567,7 @@ fn check_section(
         }
     }
 
-    // Bottom-up: the values.
-    let mut values = vec![0u32; n];
-    for i in 0..n {
-        let children = edges[starts[i]..starts[i + 1]].iter().map(|&(_, c)| values[c as usize]);
-        values[i] = match bases[i] {
-            Base::Mated => 0,
-            Base::Never | Base::Table => NEVER,
-            Base::Leaf(v) => v,
-            Base::Inner => children.max().expect("inner nodes have children").saturating_add(1),
-            Base::Min => children.min().expect("inner nodes have children").saturating_add(1),
-        };
-    }
+    let values = values_of(&bases, &starts, &edges);
     Ok(values[n - 1])
 }
 
@@ -578,4 +611,232 @@ impl<'b> Reader<'b> {
         }
         Err("a number longer than 64 bits".into())
     }
+}
+
+/// A chess problem's stipulation as the checker reads it (FORMAT.md, "Problems").
+struct Stip {
+    text: String,
+    /// `s`, `r`, `h`, `ser-`, `ser-h` or empty (direct).
+    play: &'static str,
+    /// The goal: mate (else stalemate).
+    mate: bool,
+    moves: u32,
+    /// `h#n.5`: White moves first.
+    half: bool,
+}
+
+impl Stip {
+    fn parse(text: &str) -> Option<Stip> {
+        let t = text.to_ascii_lowercase();
+        let play = ["ser-h", "ser-", "s", "r", "h"].into_iter().find(|p| t.starts_with(p)).unwrap_or("");
+        let rest = &t[play.len()..];
+        let mate = rest.starts_with('#');
+        if !mate && !rest.starts_with('=') {
+            return None;
+        }
+        let count = &rest[1..];
+        let (count, half) = count.strip_suffix(".5").map_or((count, false), |c| (c, true));
+        let moves: u32 = count.parse().ok().filter(|&n| (1..=1000).contains(&n))?;
+        if (half && play != "h") || (play == "r" && !mate) || (play == "ser-" && !mate) {
+            return None;
+        }
+        Some(Stip { text: text.to_string(), play, mate, moves, half })
+    }
+
+    /// The plies of the stipulation, the passes of a series counted.
+    fn plies(&self) -> u32 {
+        let n = self.moves;
+        match self.play {
+            "" | "ser-" => 2 * n - 1,
+            "h" => 2 * n + u32::from(self.half),
+            _ => 2 * n,
+        }
+    }
+
+    fn first_mover(&self) -> Color {
+        if (self.play == "h" && !self.half) || self.play == "ser-h" { Color::Black } else { Color::White }
+    }
+
+    fn victim(&self) -> Color {
+        if self.play == "s" || self.play == "r" { Color::White } else { Color::Black }
+    }
+
+    fn cooperative(&self) -> bool {
+        self.play == "h" || self.play == "ser-h"
+    }
+
+    fn series_side(&self) -> Option<Color> {
+        match self.play {
+            "ser-" => Some(Color::White),
+            "ser-h" => Some(Color::Black),
+            _ => None,
+        }
+    }
+
+    /// Whether the game has ended in the goal at `pos`, whose legal moves are `legal`.
+    fn met(&self, pos: &Chess, legal: &MoveList) -> bool {
+        legal.is_empty() && pos.turn() == self.victim() && pos.is_check() == self.mate
+    }
+
+    /// How a problem stands at `pos` and the moves the stipulation allows there:
+    /// Some(true) met, Some(false) no longer possible, None open.
+    fn state(&self, pos: &Chess) -> (Option<bool>, Vec<Move>) {
+        let legal = pos.legal_moves();
+        let waiting = self.series_side().is_some_and(|s| s != pos.turn());
+        if legal.is_empty() && (!waiting || pos.is_check()) {
+            return (Some(self.met(pos, &legal)), Vec::new());
+        }
+        let mut allowed = Vec::new();
+        if waiting {
+            if !pos.is_check() {
+                let king = pos.board().king_of(pos.turn()).expect("a king");
+                allowed.push(Move::Put { role: shakmaty::Role::King, to: king });
+            }
+            if self.cooperative() {
+                allowed.extend(legal.iter().copied().filter(|&m| {
+                    let after = pos.clone().play(m).expect("a legal move");
+                    self.met(&after, &after.legal_moves())
+                }));
+            }
+        } else {
+            let mates = |m: &Move| {
+                let after = pos.clone().play(*m).expect("a legal move");
+                after.is_checkmate()
+            };
+            if self.play == "r" && legal.iter().any(mates) {
+                allowed.extend(legal.iter().copied().filter(mates));
+            } else {
+                allowed.extend(legal.iter().copied());
+            }
+        }
+        if allowed.is_empty() { (Some(false), allowed) } else { (None, allowed) }
+    }
+}
+
+/// Plays `m`, a move the stipulation allows, where a pass hands the move over.
+fn play_problem(pos: &Chess, m: Move) -> Chess {
+    match m {
+        Move::Put { .. } => pos.clone().swap_turn().expect("a pass out of check"),
+        m => pos.clone().play(m).expect("a legal move"),
+    }
+}
+
+/// Checks a chess problem's certificate: `claim solution n` with the proof, or `claim
+/// nosolution n` with the disproof, of the stipulation's plies from the first mover.
+fn check_problem(
+    r: &mut Reader,
+    bytes: &[u8],
+    header: &Header,
+    stip: &Stip,
+    nodes_seen: &mut usize,
+) -> Verdict<String> {
+    let VariantPosition::Chess(root) = &header.root else { return Err("a problem is set in chess".into()) };
+    let (what, n) = (header.claim.0.as_str(), header.claim.1);
+    if n != stip.moves {
+        return Err(format!("the claim's length {n} is not the stipulation's {}", stip.moves));
+    }
+    if root.turn() != stip.first_mover() {
+        return Err(format!("in {} the other side moves first", stip.text));
+    }
+    let kind = match what {
+        "solution" => Kind::Proof,
+        "nosolution" => Kind::Disproof,
+        _ => return Err(format!("unknown claim `{what}` for a problem")),
+    };
+    let [shape] = &header.shapes[..] else { return Err("a problem's certificate has one section".into()) };
+    if (shape.kind, shape.attacker, shape.plies) != (kind, stip.first_mover(), stip.plies()) {
+        return Err(format!("the section does not match the claim `{what} {n}`"));
+    }
+    if header.tablebases {
+        return Err("a problem's certificate has no tablebase leaves".into());
+    }
+    let tag = r.take(1)?[0];
+    if tag != if kind == Kind::Proof { b'P' } else { b'D' } {
+        return Err("section 0: wrong tag".into());
+    }
+    let value = check_problem_section(r, root, stip, shape).map_err(|e| format!("section 0: {e}"))?;
+    *nodes_seen += shape.nodes;
+    if kind == Kind::Proof && value > shape.plies {
+        return Err(format!("the proof needs {value} plies, the stipulation allows {}", shape.plies));
+    }
+    if kind == Kind::Disproof && value < shape.plies {
+        return Err(format!("the disproof covers {value} plies, the stipulation has {}", shape.plies));
+    }
+    if r.take(TRAILER.len())? != TRAILER || r.at != bytes.len() {
+        return Err("no END trailer right after the section".into());
+    }
+    Ok(if kind == Kind::Proof { format!("{}: solution", stip.text) } else { format!("{}: no solution", stip.text) })
+}
+
+/// Checks a problem's section by its stipulation's rules and returns its root's value.
+/// Every node is the attacker's choice in help play; otherwise the first mover chooses
+/// and the other side's moves are all answered. No draw rule applies.
+fn check_problem_section(r: &mut Reader, root: &Chess, stip: &Stip, shape: &Shape) -> Verdict<u32> {
+    let n = shape.nodes;
+    let Nodes { hashes, starts, edges, .. } = read_nodes(r, shape, false)?;
+    let mut positions: Vec<Option<Chess>> = vec![None; n];
+    positions[n - 1] = Some(root.clone());
+    let mut bases = vec![Base::Inner; n];
+    for i in (0..n).rev() {
+        let pos = positions[i].take().ok_or_else(|| format!("node {i} is not reached from the root"))?;
+        if pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0 != hashes[i] {
+            return Err(format!("node {i}: its hash names another position"));
+        }
+        let at = |what: &str| format!("node {i} ({}): {what}", Fen::from_position(&pos, EnPassantMode::Legal));
+        let mine = &edges[starts[i]..starts[i + 1]];
+        let (end, allowed) = stip.state(&pos);
+        let chooser = stip.cooperative() || pos.turn() == shape.attacker;
+        bases[i] = match (shape.kind, end) {
+            (Kind::Proof, Some(true)) => Base::Mated,
+            (Kind::Proof, Some(false)) => return Err(at("the stipulation can no longer be met")),
+            (Kind::Disproof, Some(true)) => return Err(at("the stipulation is met here")),
+            (Kind::Disproof, Some(false)) => Base::Never,
+            (Kind::Proof, None) if chooser && mine.len() != 1 => {
+                return Err(at("a node of the attacker's choice in a proof gives exactly one move"));
+            }
+            (Kind::Proof, None) if !chooser && mine.len() != allowed.len() => {
+                return Err(at(&format!("lists {} of the {} allowed replies", mine.len(), allowed.len())));
+            }
+            (Kind::Proof, None) => Base::Inner,
+            (Kind::Disproof, None) if mine.is_empty() => Base::Leaf(0),
+            (Kind::Disproof, None) if chooser && mine.len() != allowed.len() => {
+                return Err(at(&format!("refutes {} of the {} allowed moves", mine.len(), allowed.len())));
+            }
+            (Kind::Disproof, None) if !chooser && mine.len() > 1 => {
+                return Err(at("a defender's node of a disproof gives at most one reply"));
+            }
+            (Kind::Disproof, None) => Base::Min,
+        };
+        if matches!(bases[i], Base::Mated | Base::Never) && !mine.is_empty() {
+            return Err(at("a final position lists moves"));
+        }
+        let mut used = Vec::with_capacity(mine.len());
+        for &(c, child) in mine {
+            let m =
+                allowed.iter().find(|m| code(m) == c).ok_or_else(|| at(&format!("move code {c} is not allowed")))?;
+            if used.contains(&c) {
+                return Err(at(&format!("move {} is listed twice", uci(m))));
+            }
+            used.push(c);
+            let child = child as usize;
+            if child >= i {
+                return Err(at(&format!("child index {child} is not smaller than the node's")));
+            }
+            let after = play_problem(&pos, *m);
+            let same = |known: &Chess| {
+                let id = |p: &Chess| {
+                    let mut s = p.to_setup(EnPassantMode::Legal);
+                    s.fullmoves = std::num::NonZeroU32::MIN;
+                    s
+                };
+                id(known) == id(&after)
+            };
+            match &positions[child] {
+                None => positions[child] = Some(after),
+                Some(known) if same(known) => {}
+                Some(_) => return Err(at(&format!("node {child} is reached as two different positions"))),
+            }
+        }
+    }
+    Ok(values_of(&bases, &starts, &edges)[n - 1])
 }

@@ -32,6 +32,8 @@ pub const MAGIC: &str = "pnmate-certificate 1";
 pub const RULES: &str = "pnmate-1";
 /// The rules of a variant's certificate (FORMAT.md, "Variants").
 pub const VARIANT_RULES: &str = "pnmate-variant-2";
+/// The rules of a chess problem's certificate (FORMAT.md, "Problems").
+pub const PROBLEM_RULES: &str = "pnmate-problem-1";
 /// The most edges a node may have: every legal move of a crazyhouse position fits.
 pub const MAX_EDGES: usize = 512;
 /// The bytes after the last section: a file that lacks them is truncated.
@@ -50,6 +52,10 @@ pub enum Claim {
     Mated(u32),
     /// Neither side mates within this many moves.
     NoMate(u32),
+    /// A chess problem's stipulation of this many moves is met.
+    Solution(u32),
+    /// It cannot be met.
+    NoSolution(u32),
 }
 
 impl std::fmt::Display for Claim {
@@ -58,6 +64,8 @@ impl std::fmt::Display for Claim {
             Claim::Mate(m) => write!(f, "mate {m}"),
             Claim::Mated(m) => write!(f, "mated {m}"),
             Claim::NoMate(n) => write!(f, "nomate {n}"),
+            Claim::Solution(n) => write!(f, "solution {n}"),
+            Claim::NoSolution(n) => write!(f, "nosolution {n}"),
         }
     }
 }
@@ -107,6 +115,8 @@ pub struct Certificate {
     pub variant: Variant,
     /// The root position (FEN with clocks).
     pub fen: String,
+    /// A chess problem's stipulation (`s#3`), checked under [`PROBLEM_RULES`].
+    pub stipulation: Option<String>,
     /// The claim.
     pub claim: Claim,
     /// For mate claims: whether the sections include the refutation of one move less.
@@ -178,9 +188,10 @@ impl Certificate {
                 format!("{kind} {who} {} {}", s.plies, s.nodes.len())
             })
             .collect();
-        let rules = match self.variant {
-            Variant::Chess => format!("rules {RULES}"),
-            v => format!("rules {VARIANT_RULES}\nvariant {}", v.uci()),
+        let rules = match (&self.stipulation, self.variant) {
+            (Some(stip), _) => format!("rules {PROBLEM_RULES}\nstipulation {stip}"),
+            (None, Variant::Chess) => format!("rules {RULES}"),
+            (None, v) => format!("rules {VARIANT_RULES}\nvariant {}", v.uci()),
         };
         let mut h = format!("{MAGIC}\n{rules}\nfen {}\nhistory none\n", self.fen);
         if self.sections.iter().any(|s| s.nodes.iter().any(|n| n.tablebase)) {
@@ -229,6 +240,7 @@ impl Certificate {
         }
         let (mut fen, mut claim, mut shortest, mut shapes) = (None, None, false, Vec::new());
         let mut variant = Variant::Chess;
+        let mut stipulation = None;
         loop {
             let l = r.line()?;
             let (key, value) = l.split_once(' ').unwrap_or((l, ""));
@@ -236,6 +248,7 @@ impl Certificate {
                 "data" => break,
                 "fen" => fen = Some(value.to_string()),
                 "variant" => variant = Variant::from_uci(value).map_err(|_| CertError::Format("bad variant"))?,
+                "stipulation" => stipulation = Some(value.to_string()),
                 "claim" => {
                     let (what, n) = value.split_once(' ').ok_or(CertError::Format("bad claim"))?;
                     let n: u32 = n.parse().map_err(|_| CertError::Format("bad claim"))?;
@@ -243,6 +256,8 @@ impl Certificate {
                         "mate" => Claim::Mate(n),
                         "mated" => Claim::Mated(n),
                         "nomate" => Claim::NoMate(n),
+                        "solution" => Claim::Solution(n),
+                        "nosolution" => Claim::NoSolution(n),
                         _ => return Err(CertError::Format("bad claim")),
                     });
                 }
@@ -283,6 +298,7 @@ impl Certificate {
         Ok(Certificate {
             variant,
             fen: fen.ok_or(CertError::Format("no fen"))?,
+            stipulation,
             claim: claim.ok_or(CertError::Format("no claim"))?,
             shortest,
             sections,
@@ -323,6 +339,7 @@ mod tests {
     fn bytes_round_trip() {
         let cert = Certificate {
             variant: Variant::Chess,
+            stipulation: None,
             fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into(),
             claim: Claim::Mate(2),
             shortest: true,

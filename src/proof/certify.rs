@@ -28,6 +28,7 @@ use crate::dfpn::value::{Value, Verdict};
 use crate::dfpn::{Question, Solver};
 use crate::error::CertError;
 use crate::knowledge::tablebase::Tables;
+use crate::problem::game::Problem;
 use crate::proof::certificate::{CertNode, Certificate, Claim, Kind, Section, Written, move_code};
 use crate::tt::Table;
 
@@ -212,7 +213,7 @@ impl<G: Expand> Extractor<'_, '_, G> {
             Some(false) => return Err(Fail::Not),
             None => {}
         }
-        if node.pos.turn() != self.prover.attacker() {
+        if !node.pos.or_node(self.prover.attacker()) {
             if plies <= G::DEFENDER_LEAF {
                 return Err(Fail::Not);
             }
@@ -295,7 +296,7 @@ impl<G: Expand> Extractor<'_, '_, G> {
         if out_of_reach >= plies.max(1) {
             return self.dag.push(id, Vec::new(), out_of_reach);
         }
-        if node.pos.turn() == self.prover.attacker() {
+        if node.pos.or_node(self.prover.attacker()) {
             if plies > 0 && self.prover.tables_refute(node) {
                 return self.dag.push_tablebase(id);
             }
@@ -448,6 +449,7 @@ pub fn certify<G: Expand>(
     let plan = match claim {
         Claim::Mate(_) => win(stm),
         Claim::Mated(_) => win(!stm),
+        Claim::Solution(_) | Claim::NoSolution(_) => unreachable!("a problem's certificate comes from certify_problem"),
         Claim::NoMate(moves) => {
             let own = if either { 2 * moves } else { 2 * moves - 1 };
             Plan::NoWin([(Kind::Disproof, stm, own), (Kind::Disproof, !stm, 2 * moves)])
@@ -455,6 +457,32 @@ pub fn certify<G: Expand>(
     };
     let fen = Fen::from_position(root, EnPassantMode::Legal).to_string();
     assemble(root.game_variant(), fen, claim, plan, build)
+}
+
+/// The certificate of a chess problem: the proof that `root`'s stipulation is met within
+/// `plies` (`solution`), or the disproof that it is not, from what `tt` holds after
+/// solving it (re-searching where it lost entries). The attacker is the side that moves
+/// first in the stipulation; in help play every node is the attacker's choice.
+pub fn certify_problem(root: &Problem, solution: bool, plies: u32, tt: &Table) -> Result<Certified, CertError> {
+    let node = Node::new(root.clone());
+    let mut monitor = Monitor::new(Control::new(), None);
+    let limits = CertLimits::default();
+    let mut budget = limits.search_nodes;
+    let kind = if solution { Kind::Proof } else { Kind::Disproof };
+    let built = section(&node, tt, &mut monitor, &mut budget, (limits, None), (kind, root.stip.first_mover(), plies));
+    let section = built.map_err(|e| e.of(if solution { "proof" } else { "disproof" }))?;
+    let moves = u32::from(root.stip.moves);
+    let claim = if solution { Claim::Solution(moves) } else { Claim::NoSolution(moves) };
+    let fen = Fen::from_position(&root.pos, EnPassantMode::Legal).to_string();
+    let certificate = Certificate {
+        variant: Variant::Chess,
+        fen,
+        stipulation: Some(root.stip.to_string()),
+        claim,
+        shortest: false,
+        sections: vec![section],
+    };
+    Ok(Certified { certificate, note: None })
 }
 
 /// One section to build: its kind, attacker and plies.
@@ -485,7 +513,7 @@ fn assemble(
             for spec in specs {
                 sections.push(build(spec).map_err(|e| e.of("disproof"))?);
             }
-            let certificate = Certificate { variant, fen, claim, shortest: false, sections };
+            let certificate = Certificate { variant, fen, stipulation: None, claim, shortest: false, sections };
             return Ok(Certified { certificate, note: None });
         }
         Plan::Win { proof, shorter, exact } => (proof, shorter, exact),
@@ -501,5 +529,5 @@ fn assemble(
         }
     }
     let shortest = exact && note.is_none();
-    Ok(Certified { certificate: Certificate { variant, fen, claim, shortest, sections }, note })
+    Ok(Certified { certificate: Certificate { variant, fen, stipulation: None, claim, shortest, sections }, note })
 }
