@@ -1,4 +1,4 @@
-//! The command-line subcommands: `solve`, `epd` and `bench`.
+//! The command-line subcommands: `solve`, `epd` and `bench` (`problem` in problem_cli.rs).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -35,6 +35,8 @@ pub enum Command {
     Solve(SolveArgs),
     /// Run EPD mate suites with verification and a summary.
     Epd(EpdArgs),
+    /// Solve the chess problems of a file in Popeye's input language (orthodox subset).
+    Problem(crate::problem_cli::ProblemArgs),
     /// Search fixed positions to a fixed node limit; print "<nodes> nodes <nps> nps".
     Bench {
         /// Node limit per position.
@@ -52,7 +54,7 @@ pub enum Command {
 }
 
 /// Whether `hash` (MB) and `threads` are in the ranges of the UCI options.
-fn in_ranges(hash: usize, threads: usize) -> Result<(), String> {
+pub(crate) fn in_ranges(hash: usize, threads: usize) -> Result<(), String> {
     use pnmate::options::{MAX_HASH_MB, MAX_THREADS};
     if hash == 0 || hash as i64 > MAX_HASH_MB {
         return Err(format!("--hash must be in 1..{MAX_HASH_MB}"));
@@ -162,7 +164,7 @@ impl Words {
 /// Runs `solve`; returns the exit status.
 pub fn run_solve(args: &SolveArgs) -> i32 {
     if let Some(stip) = &args.stip {
-        return run_problem(args, stip);
+        return crate::problem_cli::run_stip(args, stip);
     }
     let variant = match variant_of(args.variant.as_deref()) {
         Ok(v) => v,
@@ -177,38 +179,6 @@ pub fn run_solve(args: &SolveArgs) -> i32 {
             Ok(pos) => solve_in(args, pos, Words::of(Some(v))),
             Err(e) => fail(&e.to_string()),
         },
-    }
-}
-
-/// `solve --stip`: one chess problem.
-fn run_problem(args: &SolveArgs, stip: &str) -> i32 {
-    use pnmate::problem::{ProblemLimits, Verdict, report_json, report_text, solve_problem};
-    let stip: pnmate::problem::stipulation::Stipulation = match stip.parse() {
-        Ok(s) => s,
-        Err(e) => return fail(&e.to_string()),
-    };
-    let pos = match parse_fen(&args.fen) {
-        Ok(p) => p,
-        Err(e) => return fail(&e.to_string()),
-    };
-    let time = match seconds(args.time) {
-        Ok(t) => t,
-        Err(e) => return fail(&e),
-    };
-    if let Err(e) = in_ranges(args.hash, args.threads) {
-        return fail(&e);
-    }
-    let limits = ProblemLimits { time, nodes: args.nodes, max_solutions: args.max_solutions, hash_mb: args.hash };
-    match solve_problem(pos.clone(), stip, limits) {
-        Ok(solved) => {
-            if args.json {
-                println!("{}", report_json(stip, &solved));
-            } else {
-                print!("{}", report_text(&pos, stip, &solved));
-            }
-            if solved.verdict == Verdict::Unknown { 1 } else { 0 }
-        }
-        Err(e) => fail(&e.to_string()),
     }
 }
 
@@ -450,11 +420,33 @@ pub struct SolveArgs {
     pub syzygy: Option<String>,
     /// Solve a chess problem of this stipulation instead of a mate: #n, s#n, r#n, h#n,
     /// h#n.5, ser-h#n, ser-#n, =n, s=n, h=n or ser-h=n (the side to move moves first).
-    #[arg(long, conflicts_with_all = ["mate", "all", "proof", "variant", "syzygy"])]
+    #[arg(long, conflicts_with_all = ["mate", "all", "variant", "syzygy"])]
     pub stip: Option<String>,
     /// The most help or series solutions listed.
     #[arg(long, default_value_t = 1000, requires = "stip")]
     pub max_solutions: usize,
+    /// Battle play: each key's threat (or zugzwang) and the defences that stop it, with
+    /// their continuations.
+    #[arg(long, requires = "stip")]
+    pub variations: bool,
+    /// Battle play: also the tries, first moves with at most --refutations refutations.
+    #[arg(long, requires = "stip")]
+    pub tries: bool,
+    /// The most refutations a try has.
+    #[arg(long, default_value_t = 1, requires = "tries")]
+    pub refutations: usize,
+    /// Battle play: set play, the defender's moves as if the attacker passed first.
+    #[arg(long, requires = "stip")]
+    pub set_play: bool,
+    /// Battle play: no threats; every defence is shown.
+    #[arg(long, requires = "variations")]
+    pub no_threats: bool,
+    /// Battle play: the longest threat looked for, in moves.
+    #[arg(long, requires = "variations", value_parser = clap::value_parser!(u16).range(1..))]
+    pub max_threat: Option<u16>,
+    /// Battle play: the diagram is the position after the key (the defender to move).
+    #[arg(long, requires = "stip")]
+    pub postkey: bool,
     /// The game's rules: chess (default), antichess, atomic, crazyhouse, horde,
     /// kingofthehill, racingkings or 3check. A variant's win takes the place of mate;
     /// every other option works as in chess (Syzygy tables are chess only).
@@ -556,7 +548,7 @@ pub fn run_epd(args: &EpdArgs) -> i32 {
         Err(e) => return fail(&e),
     };
     match variant {
-        None => epd_in(args, Words::of(None), parse_line),
+        None => crate::problem_cli::run_stip_suite(args).unwrap_or_else(|| epd_in(args, Words::of(None), parse_line)),
         Some(v) => epd_in(args, Words::of(Some(v)), |line| parse_variant_line(v, line)),
     }
 }

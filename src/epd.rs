@@ -28,6 +28,8 @@ pub struct EpdEntry<G: Game = Chess> {
     pub id: Option<String>,
     /// The suite's line (`PV:` operation), if any, as UCI words.
     pub pv: Option<String>,
+    /// A chess problem's stipulation (`stip "s#3"` operation), if any, as written.
+    pub stip: Option<String>,
 }
 
 /// Parses one line. `Ok(None)` for blank and comment lines.
@@ -48,18 +50,22 @@ pub fn parse_line(line: &str) -> Result<Option<EpdEntry>, EpdError> {
     let fen_tokens: Vec<&str> = tokens[..n].iter().map(|t| t.trim_end_matches(';')).collect();
     let fen = fen_tokens.join(" ");
     let pos = parse_fen(&fen)?;
-    let (bm, id, pv) = operations(&tokens[n..].join(" "))?;
-    Ok(Some(EpdEntry { pos, fen, bm, id, pv }))
+    let Operations { bm, id, pv, stip } = operations(&tokens[n..].join(" "))?;
+    Ok(Some(EpdEntry { pos, fen, bm, id, pv, stip }))
 }
 
-/// The operations of a suite line that pnmate reads: `bm #N`, `id "..."` and `PV: ...`.
-type Operations = (Option<i32>, Option<String>, Option<String>);
+/// The operations of a suite line that pnmate reads: `bm #N`, `id "..."`, `PV: ...` and
+/// `stip "..."`.
+struct Operations {
+    bm: Option<i32>,
+    id: Option<String>,
+    pv: Option<String>,
+    stip: Option<String>,
+}
 
 /// Reads the [`Operations`] of a suite line from the text after its FEN.
 fn operations(rest: &str) -> Result<Operations, EpdError> {
-    let mut bm = None;
-    let mut id = None;
-    let mut pv = None;
+    let (mut bm, mut id, mut pv, mut stip) = (None, None, None, None);
     for op in rest.split(';') {
         let op = op.trim();
         if let Some(v) = op.strip_prefix("bm ") {
@@ -73,9 +79,11 @@ fn operations(rest: &str) -> Result<Operations, EpdError> {
             id = Some(v.trim().trim_matches('"').to_string());
         } else if let Some(v) = op.strip_prefix("PV:") {
             pv = Some(v.trim().to_string());
+        } else if let Some(v) = op.strip_prefix("stip ") {
+            stip = Some(v.trim().trim_matches('"').to_string());
         }
     }
-    Ok((bm, id, pv))
+    Ok(Operations { bm, id, pv, stip })
 }
 
 /// Parses one line of a `variant` suite; `Ok(None)` for blank and comment lines. The FEN
@@ -87,14 +95,17 @@ pub fn parse_variant_line(variant: Variant, line: &str) -> Result<Option<EpdEntr
         return Ok(None);
     }
     let tokens: Vec<&str> = line.split_whitespace().collect();
-    let ops_at = tokens.iter().position(|t| *t == "bm" || *t == "id" || t.ends_with(';')).unwrap_or(tokens.len());
+    let ops_at = tokens
+        .iter()
+        .position(|t| *t == "bm" || *t == "id" || *t == "stip" || t.ends_with(';'))
+        .unwrap_or(tokens.len());
     if ops_at < 2 {
         return Err(EpdError::NoFen);
     }
     let fen = tokens[..ops_at].join(" ");
     let pos = parse_variant_fen(variant, &fen)?;
-    let (bm, id, pv) = operations(&tokens[ops_at..].join(" "))?;
-    Ok(Some(EpdEntry { pos, fen, bm, id, pv }))
+    let Operations { bm, id, pv, stip } = operations(&tokens[ops_at..].join(" "))?;
+    Ok(Some(EpdEntry { pos, fen, bm, id, pv, stip }))
 }
 
 /// How a result compares with the suite.

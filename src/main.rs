@@ -1,6 +1,7 @@
 //! The pnmate binary: argument dispatch only.
 
 mod cli;
+mod problem_cli;
 
 use clap::Parser;
 
@@ -15,6 +16,7 @@ fn main() {
         }
         Some(cli::Command::Solve(args)) => cli::run_solve(&args),
         Some(cli::Command::Epd(args)) => cli::run_epd(&args),
+        Some(cli::Command::Problem(args)) => problem_cli::run_file(&args),
         Some(cli::Command::Bench { nodes, syzygy, long }) => cli::run_bench(nodes, syzygy.as_deref(), long),
     };
     std::process::exit(code);

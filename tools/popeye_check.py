@@ -10,8 +10,14 @@ A problem file has one problem a line, `FEN | stipulation` (`#` starts a comment
 that both solvers meet positions no one chose. Popeye is not packaged: build it from
 github.com/thomas-maeder/popeye with `make -f makefile.unx`.
 
-A problem counts as agreed when both finish and print the same set of lines; as wrong
-when both finish and differ; as unsolved by a solver that ran out of time. Prints one
+With --full, battle play is compared whole: Popeye runs with `option vari try` (and
+`set` with --set), pnmate with `--variations --tries` (`--set-play`), and the two
+outputs are read as trees by their indentation (each key or try with its threat,
+defences, continuations and refutations), compared with the order of moves at every
+level left out.
+
+A problem counts as agreed when both finish and print the same set of lines (or tree);
+as wrong when both finish and differ; as unsolved by a solver that ran out of time. Prints one
 row per stipulation with problems solved by each, agreed, wrong and the median ratio of
 pnmate's time to Popeye's on the problems both solved. Exits 1 if any is wrong.
 """
@@ -38,14 +44,14 @@ def first_mover(stip):
     return chess.WHITE
 
 
-def popeye_input(fen, stip, seconds):
+def popeye_input(fen, stip, seconds, options=''):
     board = chess.Board(fen)
     men = {chess.WHITE: [], chess.BLACK: []}
     for sq, piece in board.piece_map().items():
         letter = {'n': 's'}.get(piece.symbol().lower(), piece.symbol().lower())
         men[piece.color].append(letter + chess.square_name(sq))
     return (f"begin\npieces white {' '.join(men[chess.WHITE])} black {' '.join(men[chess.BLACK])}\n"
-            f"stipulation {stip}\noption noboard maxtime {int(seconds)}\nend\n")
+            f"stipulation {stip}\noption noboard maxtime {int(seconds)} {options}\nend\n")
 
 
 # A key (`1.Kb6-a6 !`) or a help or series solution; not a try (`?`) nor Popeye's mark of
@@ -53,9 +59,47 @@ def popeye_input(fen, stip, seconds):
 SOLUTION = re.compile(r'^\s+1\.(?!.*\?$)')
 
 
-def run_popeye(py, fen, stip, seconds):
+def tree_of(lines):
+    """The solution as a tree by indentation, each level's entries sorted: what both
+    solvers print, whatever order they generate moves in. Popeye's `?!?` lines (a reflex
+    side's forced goal that fails the stipulation) and their play are left out."""
+    root = []
+    stack = [(-1, root)]
+    skip = None
+    for line in lines:
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        if skip is not None:
+            if indent > skip:
+                continue
+            skip = None
+        text = ' '.join(line.split())
+        if text.endswith('?!?'):
+            skip = indent
+            continue
+        while stack[-1][0] >= indent:
+            stack.pop()
+        node = (text, [])
+        stack[-1][1].append(node)
+        stack.append((indent, node[1]))
+
+    def canon(children):
+        return tuple(sorted((t, canon(c)) for t, c in children))
+    return canon(root)
+
+
+def flat(tree, depth=0):
+    """A tree's lines, indented by depth, for a report."""
+    for text, children in tree:
+        yield '  ' * depth + text
+        yield from flat(children, depth + 1)
+
+
+def run_popeye(py, fen, stip, seconds, full=False, set_play=False):
+    options = ('vari try' + (' set' if set_play else '')) if full else ''
     with tempfile.NamedTemporaryFile('w', suffix='.inp', delete=False) as f:
-        f.write(popeye_input(fen, stip, seconds))
+        f.write(popeye_input(fen, stip, seconds, options))
         path = f.name
     start = time.monotonic()
     try:
@@ -65,14 +109,18 @@ def run_popeye(py, fen, stip, seconds):
     took = time.monotonic() - start
     if 'solution finished' not in out or 'maximum time' in out.lower() or 'interrupted' in out.lower():
         return None, took
+    if full:
+        body = out.split('\n', 1)[1].split('solution finished')[0].splitlines()
+        return tree_of(body), took
     lines = {' '.join(l.split()) for l in out.splitlines() if SOLUTION.match(l)}
     return lines, took
 
 
-def run_pnmate(engine, fen, stip, seconds):
+def run_pnmate(engine, fen, stip, seconds, full=False, set_play=False):
     start = time.monotonic()
+    extra = (['--variations', '--tries'] + (['--set-play'] if set_play else [])) if full else []
     try:
-        p = subprocess.run([engine, 'solve', fen, '--stip', stip, '--time', str(seconds)],
+        p = subprocess.run([engine, 'solve', fen, '--stip', stip, '--time', str(seconds)] + extra,
                            capture_output=True, text=True, timeout=seconds + 30)
     except subprocess.TimeoutExpired:
         return None, seconds
@@ -81,6 +129,8 @@ def run_pnmate(engine, fen, stip, seconds):
         if p.returncode == 2:
             sys.exit(f'pnmate refused {fen} {stip}: {p.stderr.strip()}')
         return None, took
+    if full:
+        return tree_of([l for l in p.stdout.splitlines() if l.startswith(' ')]), took
     lines = {' '.join(l.split()) for l in p.stdout.splitlines() if SOLUTION.match(l)}
     return lines, took
 
@@ -118,6 +168,8 @@ def main():
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--time', type=float, default=10.0, help='seconds per problem for each solver')
     ap.add_argument('--json', help='write every problem and both outputs here')
+    ap.add_argument('--full', action='store_true', help='compare battle play whole: threats, variations, tries')
+    ap.add_argument('--set', action='store_true', help='with --full, set play too')
     args = ap.parse_args()
     problems = []
     if args.problems:
@@ -130,8 +182,9 @@ def main():
     problems += [random_problem(rng) for _ in range(args.random)]
     rows, records, wrong = {}, [], 0
     for i, (fen, stip) in enumerate(problems):
-        pop, pop_t = run_popeye(args.popeye, fen, stip, args.time)
-        pn, pn_t = run_pnmate(args.engine, fen, stip, args.time)
+        full = args.full and not stip.startswith(('h', 'ser-'))
+        pop, pop_t = run_popeye(args.popeye, fen, stip, args.time, full, args.set)
+        pn, pn_t = run_pnmate(args.engine, fen, stip, args.time, full, args.set)
         kind = re.sub(r'\d+(\.5)?$', 'n', stip)
         row = rows.setdefault(kind, {'problems': 0, 'popeye': 0, 'pnmate': 0, 'agreed': 0, 'wrong': 0, 'ratios': []})
         row['problems'] += 1
@@ -147,10 +200,17 @@ def main():
                 verdict = 'WRONG'
                 row['wrong'] += 1
                 wrong += 1
-                print(f'DIFFER {fen} | {stip}\n  popeye only: {sorted(pop - pn)[:5]}\n  pnmate only: {sorted(pn - pop)[:5]}')
-        records.append({'fen': fen, 'stip': stip, 'verdict': verdict, 'popeye': sorted(pop or []),
-                        'pnmate': sorted(pn or []), 'popeye_s': pop_t, 'pnmate_s': pn_t})
-        print(f'[{i + 1}/{len(problems)}] {stip:8} {verdict:8} solutions {len(pn or []):3} '
+                if full:
+                    a, b = list(flat(pop)), list(flat(pn))
+                    print(f'DIFFER {fen} | {stip}\n  popeye:\n    ' + '\n    '.join(a[:40]) +
+                          '\n  pnmate:\n    ' + '\n    '.join(b[:40]))
+                else:
+                    print(f'DIFFER {fen} | {stip}\n  popeye only: {sorted(pop - pn)[:5]}\n'
+                          f'  pnmate only: {sorted(pn - pop)[:5]}')
+        show = (lambda t: list(flat(t))) if full else (lambda t: sorted(t))
+        records.append({'fen': fen, 'stip': stip, 'verdict': verdict, 'popeye': show(pop or []),
+                        'pnmate': show(pn or []), 'popeye_s': pop_t, 'pnmate_s': pn_t})
+        print(f'[{i + 1}/{len(problems)}] {stip:8} {verdict:8} lines {len(pn or []):3} '
               f'pnmate {pn_t:6.2f}s popeye {pop_t:6.2f}s', file=sys.stderr)
     print(f'{len(problems)} problems, {args.time:g} s each, one thread each')
     print(f"{'stipulation':12} {'problems':>8} {'popeye':>7} {'pnmate':>7} {'agreed':>7} {'wrong':>6} {'median time ratio':>18}")

@@ -6,6 +6,7 @@ use shakmaty::{CastlingSide, Chess, Move, MoveList, Position, Role};
 
 use crate::chess::movegen::legal_moves;
 use crate::problem::game::is_pass;
+use crate::problem::tree::{Attack, Play, Tree};
 
 /// Popeye's English letter of a piece (S for the knight, as problemists write it).
 fn letter(role: Role) -> &'static str {
@@ -98,6 +99,89 @@ pub fn line_text(pos: &Chess, line: &[Move], series: bool, half: bool) -> String
         }
         i += 2;
         number += 1;
+    }
+    out
+}
+
+/// The column of the attacker's move `number` (the key's at 3) and of the defender's.
+fn attack_indent(number: u16) -> usize {
+    if number == 1 { 3 } else { 10 + 8 * (number as usize - 2) }
+}
+fn defence_indent(number: u16) -> usize {
+    6 + 8 * (number as usize - 1)
+}
+
+/// What follows an attacker's move on its line: ` threat:`, ` zugzwang.` or nothing.
+fn marker(play: &Play) -> &'static str {
+    match &play.threat {
+        Some(threat) if threat.is_empty() => " zugzwang.",
+        Some(_) => " threat:",
+        None => "",
+    }
+}
+
+/// The attacker's move `number` of `attack` from `pos`, marked `mark` (` !` for a key),
+/// and the play after it, one move a line, indented as Popeye indents it.
+fn attack_lines(out: &mut String, pos: &Chess, attack: &Attack, number: u16, mark: &str) {
+    let Some(m) = attack.mv else { return };
+    let pad = attack_indent(number);
+    out.push_str(&format!("{:pad$}{number}.{}{mark}{}\n", "", move_text(pos, m), marker(&attack.play)));
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    play_lines(out, &after, &attack.play, number);
+}
+
+/// The play after the attacker's move `number`, the defender to move at `pos`: the
+/// threat's lines, then each defence with its continuations.
+fn play_lines(out: &mut String, pos: &Chess, play: &Play, number: u16) {
+    if let Some(threat) = &play.threat
+        && !threat.is_empty()
+    {
+        let passed = pos.clone().swap_turn().expect("threats are looked for out of check");
+        for attack in threat {
+            attack_lines(out, &passed, attack, number + 1, "");
+        }
+    }
+    for defence in &play.defences {
+        let pad = defence_indent(number);
+        out.push_str(&format!("{:pad$}{number}...{}\n", "", move_text(pos, defence.mv)));
+        if defence.refutes {
+            out.push_str(&format!("{:pad$}refutes.\n", "", pad = pad + 2));
+        }
+        let mut after = pos.clone();
+        after.play_unchecked(defence.mv);
+        for attack in &defence.continuations {
+            attack_lines(out, &after, attack, number + 1, "");
+        }
+    }
+}
+
+/// A battle problem's solution from `pos` as Popeye writes it: set play, then each key
+/// (`!`) or try (`?`, with `but` and its refutations) and its play, a blank line before
+/// each; or the play of a diagram after the key.
+pub fn tree_text(pos: &Chess, tree: &Tree) -> String {
+    let mut out = String::new();
+    if let Some(play) = &tree.postkey {
+        out.push_str(&format!("{}\n", marker(play)));
+        play_lines(&mut out, pos, play, 1);
+    }
+    if let Some(set) = &tree.set_play {
+        let passed = pos.clone().swap_turn().expect("set play is looked for out of check");
+        out.push('\n');
+        play_lines(&mut out, &passed, &Play { threat: None, defences: set.clone() }, 1);
+    }
+    for first in &tree.first {
+        out.push('\n');
+        let mark = if first.refutations.is_empty() { " !" } else { " ?" };
+        attack_lines(&mut out, pos, &first.attack, 1, mark);
+        if !first.refutations.is_empty() {
+            out.push_str("    but\n");
+            for &r in &first.refutations {
+                let mut after = pos.clone();
+                after.play_unchecked(first.attack.mv.expect("a first move"));
+                out.push_str(&format!("      1...{} !\n", move_text(&after, r)));
+            }
+        }
     }
     out
 }

@@ -10,7 +10,7 @@ fn solved(fen: &str, stip: &str) -> (Chess, Stipulation, Solved) {
     let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
     let stip: Stipulation = stip.parse().unwrap();
     let limits = ProblemLimits { nodes: Some(5_000_000), ..Default::default() };
-    let solved = solve_problem(pos.clone(), stip, limits).unwrap();
+    let solved = solve_problem(pos.clone(), stip, limits, tree::Show::default()).unwrap();
     (pos, stip, solved)
 }
 
@@ -132,7 +132,7 @@ fn series_solutions_are_popeye_s() {
 fn a_position_whose_side_to_move_is_not_the_first_mover_is_refused() {
     let pos: Chess =
         "k7/8/pK6/8/8/8/8/6Q1 w - - 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
-    let err = solve_problem(pos, "h#2".parse().unwrap(), ProblemLimits::default()).unwrap_err();
+    let err = solve_problem(pos, "h#2".parse().unwrap(), ProblemLimits::default(), tree::Show::default()).unwrap_err();
     assert_eq!(err.0, "h#2: Black moves first, but the position has White to move");
 }
 
@@ -145,4 +145,244 @@ fn json_lists_keys_and_solutions_without_passes() {
     let solutions = json["solutions"].as_array().unwrap();
     assert_eq!(solutions.len(), 4);
     assert!(solutions.iter().all(|s| s.as_array().unwrap().len() == 3 && s[0] == "d7d8q"), "{json}");
+}
+
+/// A solution's text as a tree by its indentation, each level sorted: pnmate's and
+/// Popeye's compare whatever order their moves come in.
+fn canon(lines: &[(usize, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let indent = lines[i].0;
+        let mut j = i + 1;
+        while j < lines.len() && lines[j].0 > indent {
+            j += 1;
+        }
+        out.push(format!("{}[{}]", lines[i].1, canon(&lines[i + 1..j]).join(", ")));
+        i = j;
+    }
+    out.sort();
+    out
+}
+
+fn indented(text: &str) -> Vec<(usize, String)> {
+    text.lines()
+        .filter(|l| l.starts_with(' ') && !l.trim().is_empty())
+        .map(|l| (l.len() - l.trim_start().len(), l.split_whitespace().collect::<Vec<_>>().join(" ")))
+        .collect()
+}
+
+/// Asserts that pnmate's battle solution of `stip` from `fen`, shown as `show` asks, is
+/// the tree Popeye printed.
+fn assert_tree(fen: &str, stip: &str, show: tree::Show, popeye: &str) {
+    let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+    let stip: Stipulation = stip.parse().unwrap();
+    let limits = ProblemLimits { nodes: Some(5_000_000), ..Default::default() };
+    let solved = solve_problem(pos.clone(), stip, limits, show).unwrap();
+    assert_ne!(solved.verdict, Verdict::Unknown, "{fen} {stip}: out of limits");
+    let text = report_text(&pos, stip, &solved);
+    assert_eq!(canon(&indented(&text)), canon(&indented(popeye)), "{fen} {stip}:\n{text}");
+}
+
+const VARI: tree::Show =
+    tree::Show { variations: true, threats: true, max_threat: None, tries: None, set_play: false, postkey: false };
+
+#[test]
+fn keys_threats_and_tries_are_popeye_s() {
+    // Popeye 4.104, `option vari try`: each key's threat, each try's refutation.
+    let popeye = r"
+   1.Qd1-a4 + ?
+    but
+      1...Ka8-b8 !
+   1.Qd1-b3 ! threat:
+          2.Qb3-b7 #
+   1.Qd1-a1 + ?
+    but
+      1...Ka8-b8 !
+   1.Qd1-b1 ! threat:
+          2.Qb1-b7 #
+   1.Qd1-d8 + ?
+    but
+      1...Ka8-a7 !
+   1.Qd1-d7 ! threat:
+          2.Qd7-b7 #
+   1.Qd1-d6 ? zugzwang.
+    but
+      1...Ka8-a7 !
+   1.Qd1-d4 ? zugzwang.
+    but
+      1...Ka8-b8 !
+   1.Qd1-g1 ? zugzwang.
+    but
+      1...Ka8-b8 !
+   1.Kc6-b6 ! threat:
+          2.Qd1-d8 #
+   1.Kc6-c7 ! threat:
+          2.Qd1-a4 #
+          2.Qd1-a1 #
+";
+    let show = tree::Show { tries: Some(1), ..VARI };
+    assert_tree("k7/8/2K5/8/8/8/8/3Q4 w - - 0 1", "#2", show, popeye);
+}
+
+#[test]
+fn defences_with_their_continuations_and_threats_at_move_two_are_popeye_s() {
+    // Popeye's #3 with `option vari`: a short mate, keys whose threat two pawn moves stop,
+    // each met by a move that threatens again; a variation with a defence at move two.
+    let popeye = r"
+   1.Rd1-d8 # !
+   1.Rd1-d7 ! threat:
+          2.Rd7-d8 #
+      1...a7-a5
+          2.Kc6-b6 threat:
+                  3.Rd7-d8 #
+      1...a7-a6
+          2.Kc6-b6 threat:
+                  3.Rd7-d8 #
+   1.Rd1-d6 ! threat:
+          2.Rd6-d8 #
+      1...a7-a5
+          2.Kc6-b6 threat:
+                  3.Rd6-d8 #
+      1...a7-a6
+          2.Kc6-b6 threat:
+                  3.Rd6-d8 #
+   1.Rd1-d5 ! threat:
+          2.Rd5-d8 #
+      1...a7-a5
+          2.Kc6-b6 threat:
+                  3.Rd5-d8 #
+          2.Kc6-c7 threat:
+                  3.Rd5*a5 #
+      1...a7-a6
+          2.Kc6-b6 threat:
+                  3.Rd5-d8 #
+   1.Rd1-d4 ! threat:
+          2.Rd4-d8 #
+      1...a7-a5
+          2.Kc6-b6 threat:
+                  3.Rd4-d8 #
+      1...a7-a6
+          2.Kc6-b6 threat:
+                  3.Rd4-d8 #
+   1.Rd1-d3 ! threat:
+          2.Rd3-d8 #
+      1...a7-a5
+          2.Kc6-b6 threat:
+                  3.Rd3-d8 #
+      1...a7-a6
+          2.Kc6-b6 threat:
+                  3.Rd3-d8 #
+   1.Rd1-d2 ! threat:
+          2.Rd2-d8 #
+      1...a7-a5
+          2.Kc6-b6 threat:
+                  3.Rd2-d8 #
+      1...a7-a6
+          2.Kc6-b6 threat:
+                  3.Rd2-d8 #
+   1.Rd1-h1 ! threat:
+          2.Rh1-h8 #
+      1...a7-a5
+          2.Kc6-b6 threat:
+                  3.Rh1-h8 #
+      1...a7-a6
+          2.Kc6-b6 threat:
+                  3.Rh1-h8 #
+   1.Rd1-g1 ! threat:
+          2.Rg1-g8 #
+      1...a7-a5
+          2.Kc6-b6 threat:
+                  3.Rg1-g8 #
+      1...a7-a6
+          2.Kc6-b6 threat:
+                  3.Rg1-g8 #
+   1.Rd1-f1 ! threat:
+          2.Rf1-f8 #
+      1...a7-a5
+          2.Kc6-b6 threat:
+                  3.Rf1-f8 #
+      1...a7-a6
+          2.Kc6-b6 threat:
+                  3.Rf1-f8 #
+   1.Rd1-e1 ! threat:
+          2.Re1-e8 #
+      1...a7-a5
+          2.Kc6-b6 threat:
+                  3.Re1-e8 #
+      1...a7-a6
+          2.Kc6-b6 threat:
+                  3.Re1-e8 #
+   1.Kc6-c7 ! threat:
+          2.Rd1-d8 #
+      1...a7-a5
+          2.Rd1-a1 threat:
+                  3.Ra1*a5 #
+              2...a5-a4
+                  3.Ra1*a4 #
+          2.Rd1-d5 threat:
+                  3.Rd5*a5 #
+          2.Kc7-b6 threat:
+                  3.Rd1-d8 #
+      1...a7-a6
+          2.Kc7-b6 threat:
+                  3.Rd1-d8 #
+";
+    assert_tree("k7/p7/2K5/8/8/8/8/3R4 w - - 0 1", "#3", VARI, popeye);
+}
+
+#[test]
+fn set_play_and_a_try_of_a_direct_mate_are_popeye_s() {
+    let popeye = r"
+      1...Kb8-a8
+          2.Rc6-c8 #
+   1.Ka6-b6 ? zugzwang.
+      1...Kb8-a8
+          2.Rc6-c8 #
+    but
+      1...c5-c4 !
+   1.Rc6*c5 ! zugzwang.
+      1...Kb8-a8
+          2.Rc5-c8 #
+   1.Rc6-c8 + ?
+    but
+      1...Kb8*c8 !
+";
+    let show = tree::Show { tries: Some(1), set_play: true, ..VARI };
+    assert_tree("1k6/8/K1R5/2p5/8/8/8/8 w - - 0 1", "#2", show, popeye);
+}
+
+#[test]
+fn selfmate_set_play_and_variations_are_popeye_s() {
+    let popeye = r"
+      1...b4-b3
+          2.Qc2-e4
+              2...b3-b2 #
+          2.Qc2-c4
+              2...b3-b2 #
+   1.Qc2-d1 ! zugzwang.
+      1...b4-b3
+          2.Qd1-g4
+              2...b3-b2 #
+";
+    assert_tree("8/8/8/8/1p6/k7/p1Q5/K7 w - - 0 1", "s#2", tree::Show { set_play: true, ..VARI }, popeye);
+}
+
+#[test]
+fn play_after_the_key_shows_the_refutation_as_popeye_does() {
+    let popeye = r"
+ zugzwang.
+      1...h5-h4
+        refutes.
+      1...Se8-c7
+          2.Sd5*c7 #
+      1...Se8-d6
+          2.Sd5-c7 #
+      1...Se8-f6
+          2.Sd5-c7 #
+      1...Se8-g7
+          2.Sd5-c7 #
+";
+    let show = tree::Show { postkey: true, ..VARI };
+    assert_tree("k3n3/P7/1K6/3N3p/8/8/8/8 b - - 0 1", "#2", show, popeye);
 }

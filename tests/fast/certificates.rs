@@ -197,6 +197,7 @@ fn a_stalemate_called_mate_is_rejected() {
     let cert = Certificate {
         variant: shakmaty::variant::Variant::Chess,
         fen: to_fen(&root),
+        stipulation: None,
         claim: Claim::Mate(1),
         shortest: true,
         sections: vec![Section {
@@ -219,4 +220,53 @@ fn the_checker_uses_nothing_of_the_library() {
     for forbidden in ["pnmate::", "use pnmate", "extern crate", "include!", "#[path"] {
         assert!(!source.contains(forbidden), "pnmate-check must not use `{forbidden}`");
     }
+}
+
+/// `solve --stip --proof` on `fen`: the certificate's path.
+fn certify_problem(dir: &Path, fen: &str, stip: &str) -> PathBuf {
+    let file = dir.join(format!("{}.cert", stip.replace('#', "m").replace('=', "s")));
+    let (code, out, err) =
+        run(env!("CARGO_BIN_EXE_pnmate"), &["solve", fen, "--stip", stip, "--proof", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("certificate: "), "{err}");
+    file
+}
+
+#[test]
+fn a_problem_certificate_of_each_kind_of_play_is_valid() {
+    // Problems whose solutions Popeye 4.104 confirms (src/problem/tests.rs), and one
+    // without: the reflexmate whose White must mate at once.
+    let dir = scratch("problems");
+    for (fen, stip, verdict) in [
+        ("k3n3/P7/1K6/3N4/8/8/8/8 w - - 0 1", "#2", "solution"),
+        ("8/4R3/3K4/5Q2/8/4R3/8/2k5 w - - 0 1", "=2", "solution"),
+        ("8/8/8/8/1p6/k7/p1Q5/K7 w - - 0 1", "s#2", "solution"),
+        ("k7/7R/8/7R/4R3/8/8/3Q3K w - - 0 1", "r#2", "no solution"),
+        ("8/8/R7/8/1K6/8/2pk4/8 b - - 0 1", "h#2", "solution"),
+        ("k5b1/8/1K6/8/8/8/8/7R w - - 0 1", "h#1.5", "solution"),
+        ("8/8/6k1/8/6p1/6Q1/2N5/2K5 b - - 0 1", "h=2", "solution"),
+        ("8/3P3K/2P5/8/8/8/8/1kBb4 w - - 0 1", "ser-#3", "solution"),
+        ("8/1B6/3k4/8/K7/8/8/1Q6 b - - 0 1", "ser-h#3", "solution"),
+        ("4k3/8/1Rr5/8/3Q4/3P4/8/3K4 b - - 0 1", "ser-h=3", "solution"),
+    ] {
+        let file = certify_problem(&dir, fen, stip);
+        assert_eq!(check(&file), (0, format!("valid: {stip}: {verdict}")), "{fen} {stip}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_problem_certificate_read_under_another_stipulation_is_rejected() {
+    // The h#2 proof ends in mate: read as a helpstalemate, its leaf is not the goal.
+    let dir = scratch("problem-forged");
+    let file = certify_problem(&dir, "8/8/R7/8/1K6/8/2pk4/8 b - - 0 1", "h#2");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let at = bytes.windows(15).position(|w| w == b"stipulation h#2").unwrap();
+    bytes[at + 13] = b'=';
+    let forged = dir.join("forged.cert");
+    std::fs::write(&forged, bytes).unwrap();
+    let (code, out) = check(&forged);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("the stipulation can no longer be met"), "{out}");
+    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -282,3 +282,80 @@ fn solve_stip_refuses_a_side_to_move_that_disagrees_and_fairy_words() {
     assert_eq!(code, 2);
     assert!(err.starts_with("pnmate: unknown stipulation 'dia3'"), "{err}");
 }
+
+/// A scratch file of this test process holding `text`.
+fn scratch_file(name: &str, text: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("pnmate-cli-{}-{name}", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn problem_solves_a_popeye_file_with_twins_and_variations() {
+    let file = scratch_file(
+        "twins.inp",
+        "begin\ntitle Twins\npieces white kc6 rd1 black ka8 pa7\nstipulation #2\ntwin move d1 d2\nnext\n\
+         pieces white ka6 rc6 black kb8 pc5\nstip #2\noption vari\nend\n",
+    );
+    let (code, out, err) = pnmate(&["problem", file.to_str().unwrap()]);
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().filter(|l| !l.is_empty()).collect();
+    // Popeye 4.104 prints the same keys and labels for these twins and the second problem.
+    assert_eq!(lines[0], "Twins");
+    assert_eq!(lines[1], "a)");
+    assert_eq!(lines[3], "   1.Rd1-d8 # !", "{out}");
+    assert_eq!(lines[5], "b) wRd1-->d2");
+    assert_eq!(lines[7], "   1.Rd2-d8 # !", "{out}");
+    assert_eq!(lines[10..12], ["   1.Rc6*c5 ! zugzwang.", "      1...Kb8-a8"], "{out}");
+    assert_eq!(lines[12], "          2.Rc5-c8 #", "{out}");
+    let file = scratch_file("fairy.inp", "begin\npieces white ka1 black ka8\ncond circe\nstip #2\nend\n");
+    let (code, _, err) = pnmate(&["problem", file.to_str().unwrap()]);
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(code, 2);
+    assert!(err.contains("condition: not read (fairy or outside the orthodox subset)"), "{err}");
+}
+
+#[test]
+fn epd_solves_a_suite_of_stipulations() {
+    let file = scratch_file(
+        "problems.epd",
+        "8/8/8/8/1p6/k7/p1Q5/K7 w - - stip \"s#2\";\nk7/7R/8/7R/4R3/8/8/3Q3K w - - stip \"r#2\";\n\
+         8/8/R7/8/1K6/8/2pk4/8 b - - stip \"h#2\"; id \"h\";\n",
+    );
+    let (code, out, err) = pnmate(&["epd", file.to_str().unwrap(), "--time", "60", "--jobs", "1"]);
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(code, 0, "{out}{err}");
+    let rows: Vec<String> = out.lines().map(|l| l.split_whitespace().take(6).collect::<Vec<_>>().join(" ")).collect();
+    assert!(rows.contains(&"h#n 1 1 0 0 0".to_string()), "{out}");
+    assert!(rows.contains(&"r#n 1 0 1 0 0".to_string()), "{out}");
+    assert!(rows.contains(&"s#n 1 1 0 0 0".to_string()), "{out}");
+    assert!(rows.contains(&"total 3 2 1 0 0".to_string()), "{out}");
+}
+
+#[test]
+fn solve_stip_prints_the_variations_and_tries_as_popeye_does() {
+    let (code, out, _) = pnmate(&[
+        "solve",
+        "1k6/8/K1R5/2p5/8/8/8/8 w - - 0 1",
+        "--stip",
+        "#2",
+        "--variations",
+        "--tries",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(code, 0);
+    // Popeye 4.104's lines for the try 1.Kb6? and the key, with `option vari try`.
+    for line in [
+        "   1.Ka6-b6 ? zugzwang.",
+        "    but",
+        "      1...c5-c4 !",
+        "   1.Rc6*c5 ! zugzwang.",
+        "          2.Rc5-c8 #",
+        "   1.Rc6-c8 + ?",
+        "      1...Kb8*c8 !",
+    ] {
+        assert!(out.lines().any(|l| l == line), "{line} missing:\n{out}");
+    }
+}

@@ -1,0 +1,275 @@
+//! The solution of battle play as problemists read it: each key with its threat (or
+//! zugzwang) and the defences that stop the threat, each with the attacker's shortest
+//! continuations down to the stipulation's end; tries with their refutations; set play.
+//!
+//! Everything is read off the prover's values, the same calls that find the keys: "does
+//! the attacker win from here within q plies?". A threat is what the attacker would win
+//! with if the defender could pass; a defence is shown when, after it, no threat move wins
+//! as fast any more (every defence in zugzwang or after a check).
+
+use shakmaty::{Move, Position};
+
+use super::ProblemSolver;
+use crate::chess::game::Standing;
+use crate::chess::node::Node;
+use crate::problem::game::{Problem, pass_of};
+use crate::problem::stipulation::Play as StipPlay;
+
+/// What the solution shows beyond the keys (Popeye's options `vari`, `nothreat`,
+/// `threat n`, `try`, `defence n`, `set`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Show {
+    /// Threats and variations after each key and try.
+    pub variations: bool,
+    /// Whether threats are looked for; without, every defence is shown.
+    pub threats: bool,
+    /// The longest threat looked for, in moves.
+    pub max_threat: Option<u16>,
+    /// Tries: first moves refuted by at least one and at most this many defences.
+    pub tries: Option<usize>,
+    /// Set play: the defender's moves in the diagram, as if the attacker had passed.
+    pub set_play: bool,
+    /// The diagram is the position after the key, the defender to move (`postkey`).
+    pub postkey: bool,
+}
+
+impl Default for Show {
+    fn default() -> Self {
+        Show { variations: false, threats: true, max_threat: None, tries: None, set_play: false, postkey: false }
+    }
+}
+
+/// An attacker's move and the play after it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Attack {
+    pub mv: Option<Move>,
+    pub play: Play,
+}
+
+/// The play after an attacker's move, with the defender to move.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Play {
+    /// The threat: None where none was looked for (after a check, before the last forced
+    /// move, or at the end); empty for zugzwang.
+    pub threat: Option<Vec<Attack>>,
+    /// The defences shown.
+    pub defences: Vec<Defence>,
+}
+
+/// A defence and the attacker's shortest continuations after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Defence {
+    pub mv: Move,
+    /// Empty where the defence itself ends the play in the goal (a selfmate's last move)
+    /// or refutes.
+    pub continuations: Vec<Attack>,
+    /// No continuation wins: shown only in play after the key (`postkey`).
+    pub refutes: bool,
+}
+
+/// A first move of the attacker: a key (no refutations) or a try.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FirstMove {
+    pub attack: Attack,
+    /// The defences that refute a try; empty for a key.
+    pub refutations: Vec<Move>,
+}
+
+/// The solution of a battle problem.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tree {
+    /// Set play, where asked for and there is some.
+    pub set_play: Option<Vec<Defence>>,
+    /// Keys and tries, in the order of the legal moves.
+    pub first: Vec<FirstMove>,
+    /// The play from a diagram after the key (`postkey`), refuting defences included.
+    pub postkey: Option<Play>,
+}
+
+impl ProblemSolver<'_> {
+    /// The attacker's shortest wins from `node` (the attacker to move) within `plies`:
+    /// their length in plies and their first moves. Some(None): none; None: out of limits.
+    fn shortest(&mut self, node: &Node<Problem>, plies: u16) -> Option<Option<(u16, Vec<Move>)>> {
+        if !self.prove(node, plies)? {
+            return Some(None);
+        }
+        for q in 1..=plies {
+            if !self.prove(node, q)? {
+                continue;
+            }
+            let mut moves = Vec::new();
+            for m in node.pos.legal_moves() {
+                if self.prove(&node.play(m), q - 1)? {
+                    moves.push(m);
+                }
+            }
+            return Some(Some((q, moves)));
+        }
+        Some(None)
+    }
+
+    /// The attacker's move `mv` from `node` and the play after it, `plies` left after it.
+    fn attack(&mut self, node: &Node<Problem>, mv: Move, plies: u16, show: &Show) -> Option<Attack> {
+        let after = node.play(mv);
+        Some(Attack { mv: Some(mv), play: self.play_after(&after, plies, show, false)? })
+    }
+
+    /// The attacker's shortest continuations from `node` within `plies`, each with its
+    /// play; None inside: there is none.
+    fn continuations(&mut self, node: &Node<Problem>, plies: u16, show: &Show) -> Option<Option<Vec<Attack>>> {
+        let Some((q, moves)) = self.shortest(node, plies)? else { return Some(None) };
+        let mut out = Vec::with_capacity(moves.len());
+        for m in moves {
+            out.push(self.attack(node, m, q - 1, show)?);
+        }
+        Some(Some(out))
+    }
+
+    /// The longest threat looked for from a node with `plies` left, in plies.
+    fn threat_plies(&self, plies: u16, show: &Show) -> u16 {
+        let cap = show.max_threat.map_or(u16::MAX, |n| match self.stip.play {
+            StipPlay::Direct => 2 * n - 1,
+            _ => 2 * n,
+        });
+        plies.min(cap)
+    }
+
+    /// The play at `after` (the defender to move, `plies` left): the threat and the
+    /// defences that stop it, with their continuations. `refuting` shows defences that
+    /// no continuation answers (play after the key); otherwise they are left out (a
+    /// try's refutations are listed apart).
+    pub(super) fn play_after(
+        &mut self,
+        after: &Node<Problem>,
+        plies: u16,
+        show: &Show,
+        refuting: bool,
+    ) -> Option<Play> {
+        let mut play = Play::default();
+        if after.pos.stands() != Standing::Open || plies == 0 {
+            return Some(play);
+        }
+        let mut threat_moves: Option<(u16, Vec<Move>)> = None;
+        if show.threats && plies >= 2 && !after.pos.is_check() {
+            let king = after.pos.board().king_of(after.pos.turn()).expect("a king");
+            let passed = after.play(pass_of(king));
+            let cap = self.threat_plies(plies - 1, show);
+            let mut threat = Vec::new();
+            if let Some((q, moves)) = self.shortest(&passed, cap)? {
+                for &m in &moves {
+                    threat.push(self.attack(&passed, m, q - 1, show)?);
+                }
+                threat_moves = Some((q, moves));
+            }
+            play.threat = Some(threat);
+        }
+        for d in after.pos.legal_moves() {
+            let child = after.play(d);
+            if child.pos.stands() == Standing::Won {
+                play.defences.push(Defence { mv: d, continuations: Vec::new(), refutes: false });
+                continue;
+            }
+            if let Some((q, moves)) = &threat_moves
+                && self.threat_holds(&child, moves, *q)?
+            {
+                continue;
+            }
+            match self.continuations(&child, plies - 1, show)? {
+                Some(continuations) => play.defences.push(Defence { mv: d, continuations, refutes: false }),
+                None if refuting => play.defences.push(Defence { mv: d, continuations: Vec::new(), refutes: true }),
+                None => {}
+            }
+        }
+        Some(play)
+    }
+
+    /// Whether one of the threat's first `moves` still wins within `q` plies at `node`. A
+    /// move is the same threat when it goes from and to the same squares (as in Popeye:
+    /// `Rd5*a5` threatened, `Rd5-a5` after the pawn has left a5).
+    fn threat_holds(&mut self, node: &Node<Problem>, moves: &[Move], q: u16) -> Option<bool> {
+        let squares = |m: &Move| (m.from(), m.to(), m.promotion());
+        for m in node.pos.legal_moves() {
+            if moves.iter().any(|t| squares(t) == squares(&m)) && self.prove(&node.play(m), q - 1)? {
+                return Some(true);
+            }
+        }
+        Some(false)
+    }
+
+    /// The defences at `after` (the defender to move, `plies` left) that no continuation
+    /// answers, stopping past `max`.
+    fn refutations(&mut self, after: &Node<Problem>, plies: u16, max: usize) -> Option<Vec<Move>> {
+        let mut out = Vec::new();
+        for d in after.pos.legal_moves() {
+            let child = after.play(d);
+            if child.pos.stands() == Standing::Won {
+                continue;
+            }
+            if plies == 0 || !self.prove(&child, plies - 1)? {
+                out.push(d);
+                if out.len() > max {
+                    break;
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// The first move `m` from `root` (the attacker to move, `plies` left): a key, a try
+    /// (with its refutations), or neither (Some(None)).
+    pub(super) fn first_move(
+        &mut self,
+        root: &Node<Problem>,
+        m: Move,
+        plies: u16,
+        show: &Show,
+    ) -> Option<Option<FirstMove>> {
+        let after = root.play(m);
+        let refutations = if self.prove(&after, plies - 1)? {
+            Vec::new()
+        } else {
+            let Some(max) = show.tries else { return Some(None) };
+            if after.pos.stands() != Standing::Open {
+                return Some(None);
+            }
+            let refutations = self.refutations(&after, plies - 1, max)?;
+            if refutations.is_empty() || refutations.len() > max {
+                return Some(None);
+            }
+            refutations
+        };
+        let play = if show.variations { self.play_after(&after, plies - 1, show, false)? } else { Play::default() };
+        Some(Some(FirstMove { attack: Attack { mv: Some(m), play }, refutations }))
+    }
+
+    /// Set play: each defence in the diagram, as if the attacker had passed, that the
+    /// attacker answers within the stipulation, with its continuations. Where the
+    /// defender's move would be the last one (a selfmate in one), only when every
+    /// defender's move meets the goal. None: no set play.
+    pub(super) fn set_play(&mut self, root: &Node<Problem>, plies: u16, show: &Show) -> Option<Option<Vec<Defence>>> {
+        if root.pos.is_check() || plies < 2 {
+            return Some(None);
+        }
+        let king = root.pos.board().king_of(root.pos.turn()).expect("a king");
+        let passed = root.play(pass_of(king));
+        if passed.pos.stands() != Standing::Open {
+            return Some(None);
+        }
+        let all = Show { variations: true, ..*show };
+        let mut out = Vec::new();
+        let mut complete = true;
+        for d in passed.pos.legal_moves() {
+            let child = passed.play(d);
+            if child.pos.stands() == Standing::Won {
+                out.push(Defence { mv: d, continuations: Vec::new(), refutes: false });
+                continue;
+            }
+            match self.continuations(&child, plies - 2, &all)? {
+                Some(continuations) => out.push(Defence { mv: d, continuations, refutes: false }),
+                None => complete = false,
+            }
+        }
+        let last_forced = plies == 2 && self.stip.play != StipPlay::Direct;
+        Some(if out.is_empty() || (last_forced && !complete) { None } else { Some(out) })
+    }
+}
