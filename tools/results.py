@@ -23,6 +23,11 @@ positions each, seed VARIANT_SEED, 1 s); atomic, which Fairy-Stockfish 11.1 lack
 pnmate alone. --variants-only rewrites that section alone; --variant-games adds the
 lichess-bot-style clock games of tools/variant_games.py (about an hour).
 
+With --popeye PY (Popeye's binary, built from github.com/thomas-maeder/popeye), the chess
+problems section runs tools/popeye_check.py on PROBLEM_COUNT random orthodox problems
+(seed PROBLEM_SEED, PROBLEM_LIMIT s each, one thread each, Popeye first, then pnmate);
+--problems-only rewrites that section alone.
+
 The speed section comes from tools/speed.py (`pnmate bench`, `pnmate bench --long` and
 the peak memory of a UCI search, five runs); --pgo BIN times the profile-guided build of
 tools/pgo.sh beside --pnmate, runs alternating. --speed-only rewrites that section alone
@@ -64,6 +69,11 @@ TABLE_SUITES = [
     ('K+B+N v K', 'epd/public/endgames/KBNvK500pv.epd', 100),
 ]
 
+
+PROBLEM_SEED = 1
+PROBLEM_COUNT = 200
+PROBLEM_LIMIT = 10.0
+PROBLEMS_HEADING = '## Chess problems\n'
 
 VARIANT_SEED = 1
 VARIANT_SAMPLE = 100
@@ -119,6 +129,24 @@ def variants_section(pnmate, fairy, games):
     return '\n'.join(out)
 
 
+def problems_section(pnmate, popeye):
+    """pnmate beside Popeye on random orthodox problems: tools/popeye_check.py's table."""
+    command = [sys.executable, os.path.join(os.path.dirname(__file__), 'popeye_check.py'), '--engine', pnmate,
+               '--popeye', popeye, '--random', str(PROBLEM_COUNT), '--seed', str(PROBLEM_SEED),
+               '--time', f'{PROBLEM_LIMIT:g}']
+    text = subprocess.run(command, capture_output=True, text=True).stdout.splitlines()
+    table = [line for line in text if not line.startswith(('DIFFER', '  '))]
+    return '\n'.join([PROBLEMS_HEADING,
+                      f'`python3 tools/popeye_check.py --popeye PY --random {PROBLEM_COUNT} --seed {PROBLEM_SEED} '
+                      f'--time {PROBLEM_LIMIT:g}`: random positions of 4 to 7 men under random orthodox '
+                      'stipulations (n from 1 to 4), Popeye 4.104 then pnmate, one thread each, '
+                      f'{PROBLEM_LIMIT:g} s a problem. A solver solved a problem when it finished within the '
+                      'time; agreed: both finished and printed the same keys (battle play) or the same '
+                      'solutions (help and series play); wrong: both finished and differ. The time ratio is '
+                      'pnmate\'s time over Popeye\'s, wall clock of each process, on the problems both solved.',
+                      '', '```', *table, '```', '', ''])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--pnmate', default='target/release/pnmate')
@@ -130,13 +158,27 @@ def main():
     ap.add_argument('--fairy', default='/usr/games/fairy-stockfish', help='Fairy-Stockfish, for the variants')
     ap.add_argument('--variants-only', action='store_true', help='rewrite the variants section alone')
     ap.add_argument('--variant-games', action='store_true', help='add the variant clock games (about an hour)')
+    ap.add_argument('--popeye', help="Popeye's binary (py): also run the chess problems section")
+    ap.add_argument('--problems-only', action='store_true', help='rewrite the chess problems section alone')
     args = ap.parse_args()
     results_md = os.path.join(args.out, 'results.md')
+    if args.problems_only:
+        if not args.popeye:
+            sys.exit('--problems-only needs --popeye')
+        with open(results_md) as f:
+            text = f.read()
+        head = text.split(PROBLEMS_HEADING)[0] if PROBLEMS_HEADING in text else text.split(SPEED_HEADING)[0]
+        tail = SPEED_HEADING + text.split(SPEED_HEADING)[1]
+        with open(results_md, 'w') as f:
+            f.write(head + problems_section(args.pnmate, args.popeye) + tail)
+        return
     if args.variants_only:
         with open(results_md) as f:
             text = f.read()
         head = text.split(VARIANTS_HEADING)[0] if VARIANTS_HEADING in text else text.split(SPEED_HEADING)[0]
-        tail = SPEED_HEADING + text.split(SPEED_HEADING)[1]
+        rest = text.split(VARIANTS_HEADING)[1] if VARIANTS_HEADING in text else SPEED_HEADING
+        tail = (PROBLEMS_HEADING + rest.split(PROBLEMS_HEADING)[1]) if PROBLEMS_HEADING in rest else \
+            SPEED_HEADING + text.split(SPEED_HEADING)[1]
         with open(results_md, 'w') as f:
             f.write(head + variants_section(args.pnmate, args.fairy, args.variant_games) + tail)
         return
@@ -176,8 +218,9 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     draw(curves, {title: size for title, _, size in SUITES}, os.path.join(args.out, 'results.png'))
     with open(results_md, 'w') as f:
+        problems = problems_section(args.pnmate, args.popeye) if args.popeye else ''
         f.write(report(rows, tables) + variants_section(args.pnmate, args.fairy, args.variant_games)
-                + speed_section(args.pnmate, args.syzygy, args.pgo))
+                + problems + speed_section(args.pnmate, args.syzygy, args.pgo))
     readme_table(rows, 'README.md')
 
 

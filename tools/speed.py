@@ -47,7 +47,7 @@ def long_bench(engine):
     out = subprocess.run([engine, 'bench', '--long'], capture_output=True, text=True, check=True).stdout
     rows = {}
     for line in out.splitlines():
-        m = re.match(r'(.+?)\s+(mate \d+|none)\s+(\d+) nodes\s+(\d+) ms$', line)
+        m = re.match(r'(.+?)\s+(mate \d+|none)\s+(\d+) nodes\s+(\d+) ms\b', line)
         if m:
             rows[m.group(1)] = (m.group(2), int(m.group(3)), int(m.group(4)))
     return rows
