@@ -386,3 +386,66 @@ fn play_after_the_key_shows_the_refutation_as_popeye_does() {
     let show = tree::Show { postkey: true, ..VARI };
     assert_tree("k3n3/P7/1K6/3N3p/8/8/8/8 b - - 0 1", "#2", show, popeye);
 }
+
+#[test]
+fn a_short_key_shows_its_own_play_and_a_defence_that_stops_one_threat_is_shown() {
+    // Popeye 4.104, `option vari`, three of the =3's keys: 1.Bg3 and 1.Kg6 stalemate in
+    // two, so their play is a two-mover's (zugzwang: no threat of two moves); after
+    // 1.Kg5 each king move stops one of the three threats and is shown.
+    let popeye = r"
+   1.Kh6-g5 ! threat:
+          2.Kg5-h6 threat:
+                  3.Rf3-g3 =
+              2...Kh8-g8
+                  3.Bc7-e5 =
+          2.Kg5-g6 zugzwang.
+              2...Kh8-g8
+                  3.Bc7-e5 =
+          2.Bc7-e5 +
+              2...Kh8-h7
+                  3.Rf3-f8 =
+              2...Kh8-g8
+                  3.Kg5-h6 =
+                  3.Kg5-g6 =
+      1...Kh8-g7
+          2.Bc7-e5 +
+              2...Kg7-g8
+                  3.Kg5-h6 =
+                  3.Kg5-g6 =
+              2...Kg7-h7
+                  3.Rf3-f8 =
+      1...Kh8-h7
+          2.Bc7-e5 threat:
+                  3.Rf3-f8 =
+              2...Kh7-g8
+                  3.Kg5-h6 =
+                  3.Kg5-g6 =
+      1...Kh8-g8
+          2.Kg5-h6 threat:
+                  3.Bc7-e5 =
+              2...Kg8-h8
+                  3.Rf3-g3 =
+          2.Bc7-e5 threat:
+                  3.Kg5-h6 =
+                  3.Kg5-g6 =
+              2...Kg8-h7
+                  3.Rf3-f8 =
+
+   1.Kh6-g6 ! zugzwang.
+      1...Kh8-g8
+          2.Bc7-e5 =
+
+   1.Bc7-g3 ! zugzwang.
+      1...Kh8-g8
+          2.Bg3-e5 =
+";
+    let pos: Chess =
+        "7k/2B5/7K/8/8/5R2/8/8 w - - 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+    let stip: Stipulation = "=3".parse().unwrap();
+    let solved = solve_problem(pos.clone(), stip, ProblemLimits::default(), VARI).unwrap();
+    let ours = canon(&indented(&report_text(&pos, stip, &solved)));
+    assert_eq!(solved.keys.len(), 25, "{ours:#?}");
+    for key in canon(&indented(popeye)) {
+        assert!(ours.contains(&key), "missing or different: {key}");
+    }
+}

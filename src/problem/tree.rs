@@ -4,8 +4,9 @@
 //!
 //! Everything is read off the prover's values, the same calls that find the keys: "does
 //! the attacker win from here within q plies?". A threat is what the attacker would win
-//! with if the defender could pass; a defence is shown when, after it, no threat move wins
-//! as fast any more (every defence in zugzwang or after a check).
+//! with if the defender could pass; a defence is shown when it stops at least one threat
+//! move without letting the attacker win faster (every defence in zugzwang or after a
+//! check).
 
 use shakmaty::{Move, Position};
 
@@ -183,17 +184,23 @@ impl ProblemSolver<'_> {
         Some(play)
     }
 
-    /// Whether one of the threat's first `moves` still wins within `q` plies at `node`. A
-    /// move is the same threat when it goes from and to the same squares (as in Popeye:
-    /// `Rd5*a5` threatened, `Rd5-a5` after the pawn has left a5).
+    /// Whether a defence leaves the threat standing, so that it is not shown (Popeye's
+    /// rule): the attacker now wins faster than the threat, or every threat move still
+    /// wins within the threat's `q` plies. A move is the same threat when it goes from
+    /// and to the same squares (`Rd5*a5` threatened, `Rd5-a5` after the pawn left a5).
     fn threat_holds(&mut self, node: &Node<Problem>, moves: &[Move], q: u16) -> Option<bool> {
+        if q > 2 && self.prove(node, q - 2)? {
+            return Some(true);
+        }
         let squares = |m: &Move| (m.from(), m.to(), m.promotion());
-        for m in node.pos.legal_moves() {
-            if moves.iter().any(|t| squares(t) == squares(&m)) && self.prove(&node.play(m), q - 1)? {
-                return Some(true);
+        let legal = node.pos.legal_moves();
+        for t in moves {
+            let Some(&m) = legal.iter().find(|m| squares(m) == squares(t)) else { return Some(false) };
+            if !self.prove(&node.play(m), q - 1)? {
+                return Some(false);
             }
         }
-        Some(false)
+        Some(true)
     }
 
     /// The defences at `after` (the defender to move, `plies` left) that no continuation
@@ -229,7 +236,9 @@ impl ProblemSolver<'_> {
             Vec::new()
         } else {
             let Some(max) = show.tries else { return Some(None) };
-            if after.pos.stands() != Standing::Open {
+            // In a direct one-mover the move itself must reach the goal: no defence
+            // refutes it, so there are no tries (as in Popeye).
+            if after.pos.stands() != Standing::Open || (self.stip.play == StipPlay::Direct && plies == 1) {
                 return Some(None);
             }
             let refutations = self.refutations(&after, plies - 1, max)?;
@@ -238,7 +247,18 @@ impl ProblemSolver<'_> {
             }
             refutations
         };
-        let play = if show.variations { self.play_after(&after, plies - 1, show, false)? } else { Play::default() };
+        // A key that wins faster than the stipulation shows its play at its own length
+        // (Popeye: a short key's threats are no longer than what is left of it).
+        let mut left = plies - 1;
+        if refutations.is_empty() {
+            for p in 0..left {
+                if self.prove(&after, p)? {
+                    left = p;
+                    break;
+                }
+            }
+        }
+        let play = if show.variations { self.play_after(&after, left, show, false)? } else { Play::default() };
         Some(Some(FirstMove { attack: Attack { mv: Some(m), play }, refutations }))
     }
 
