@@ -38,6 +38,11 @@ STIPS = ['#1', '#2', '#3', 's#1', 's#2', 's#3', 'r#1', 'r#2', 'r#3', 'h#1', 'h#2
          'h=1', 'h=2', 'h=3', 'ser-h=2', 'ser-h=3']
 
 
+# Popeye prints every solution; pnmate's default cap (1000) would cut a random helpmate's
+# hundreds of thousands short, so it gets one that no problem here reaches.
+MAX_SOLUTIONS = 10_000_000
+
+
 def first_mover(stip):
     if stip.startswith('ser-h') or (stip.startswith('h') and not stip.endswith('.5')):
         return chess.BLACK
@@ -116,9 +121,10 @@ def run_popeye(py, fen, stip, seconds, full=False, set_play=False):
     return lines, took
 
 
-def run_pnmate(engine, fen, stip, seconds, full=False, set_play=False):
+def run_pnmate(engine, fen, stip, seconds, full=False, set_play=False, cap=MAX_SOLUTIONS):
     start = time.monotonic()
     extra = (['--variations', '--tries'] + (['--set-play'] if set_play else [])) if full else []
+    extra += ['--max-solutions', str(cap)]
     try:
         p = subprocess.run([engine, 'solve', fen, '--stip', stip, '--time', str(seconds)] + extra,
                            capture_output=True, text=True, timeout=seconds + 30)
@@ -135,16 +141,26 @@ def run_pnmate(engine, fen, stip, seconds, full=False, set_play=False):
     return lines, took
 
 
-def random_problem(rng):
-    """A legal position of 4 to 7 men without castling or en passant, with a random
-    stipulation whose first mover is to move and is not in check's wrong side."""
+KINDS = ['#', 's#', 'r#', 'h#', 'h#.5', 'ser-h#', 'ser-#', '=', 's=', 'h=', 'ser-h=']
+
+
+def random_stip(rng, moves):
+    """A stipulation of a random kind with n drawn from `moves` (h#n.5 is h#(n-1).5)."""
+    kind, n = rng.choice(KINDS), rng.randint(*moves)
+    return f'h#{n - 1}.5' if kind == 'h#.5' else f'{kind}{n}'
+
+
+def random_problem(rng, men=(4, 7), moves=None, fixed=None):
+    """A legal position of `men` men (4 to 7 by default) without castling or en
+    passant, with a random stipulation (from STIPS, or n drawn from `moves`) whose first
+    mover is to move and is not in check."""
     while True:
-        stip = rng.choice(STIPS)
+        stip = fixed or (random_stip(rng, moves) if moves else rng.choice(STIPS))
         board = chess.Board(None)
-        squares = rng.sample(range(64), 8)
+        squares = rng.sample(range(64), men[1] + 1)
         board.set_piece_at(squares[0], chess.Piece(chess.KING, chess.WHITE))
         board.set_piece_at(squares[1], chess.Piece(chess.KING, chess.BLACK))
-        for sq in squares[2:2 + rng.randint(2, 5)]:
+        for sq in squares[2:rng.randint(*men)]:
             role = rng.choice([chess.QUEEN, chess.ROOK, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN, chess.PAWN])
             if role == chess.PAWN and chess.square_rank(sq) in (0, 7):
                 continue
@@ -159,6 +175,27 @@ def random_problem(rng):
             return board.fen(), stip
 
 
+def stratified(rng, count, share, engine, men, moves):
+    """`count` random problems, each of which has a solution (by a 2 s pnmate run) with
+    probability `share`: most random positions have none, and a comparison of keys needs
+    problems that have some. For each problem a stipulation is drawn, then positions for
+    it until one of the wanted kind (up to 500). Popeye still judges every problem, so a
+    wrong claim shows in either part."""
+    problems = []
+    for _ in range(count):
+        stip = random_stip(rng, moves) if moves else rng.choice(STIPS)
+        want = rng.random() < share
+        for _ in range(500):
+            fen, stip = random_problem(rng, men, moves, stip)
+            p = subprocess.run([engine, 'solve', fen, '--stip', stip, '--time', '2', '--json'],
+                               capture_output=True, text=True)
+            result = json.loads(p.stdout)['result'] if p.stdout.startswith('{') else None
+            if (result == 'solution') == want:
+                break
+        problems.append((fen, stip))
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--engine', default='target/release/pnmate')
@@ -166,6 +203,10 @@ def main():
     ap.add_argument('--problems', help='a file of `FEN | stipulation` lines')
     ap.add_argument('--random', type=int, default=0, help='random problems to add')
     ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--with-solution', type=float, default=0.0,
+                    help='random problems: this share drawn from those pnmate solves in 2 s with a solution')
+    ap.add_argument('--men', default='4-7', help='random problems: men on the board, LO-HI')
+    ap.add_argument('--moves', help='random problems: n drawn from LO-HI for every kind (default: STIPS)')
     ap.add_argument('--time', type=float, default=10.0, help='seconds per problem for each solver')
     ap.add_argument('--json', help='write every problem and both outputs here')
     ap.add_argument('--full', action='store_true', help='compare battle play whole: threats, variations, tries')
@@ -179,7 +220,12 @@ def main():
                 fen, stip = (x.strip() for x in line.rsplit('|', 1))
                 problems.append((fen, stip))
     rng = random.Random(args.seed)
-    problems += [random_problem(rng) for _ in range(args.random)]
+    men = tuple(int(x) for x in args.men.split('-'))
+    moves = tuple(int(x) for x in args.moves.split('-')) if args.moves else None
+    if args.with_solution:
+        problems += stratified(rng, args.random, args.with_solution, args.engine, men, moves)
+    else:
+        problems += [random_problem(rng, men, moves) for _ in range(args.random)]
     rows, records, wrong = {}, [], 0
     for i, (fen, stip) in enumerate(problems):
         full = args.full and not stip.startswith(('h', 'ser-'))
