@@ -34,6 +34,7 @@ use crate::dfpn::value::Value;
 use crate::knowledge::tablebase::Tables;
 use crate::knowledge::{CHESS_REACH, Know, Limits, Reach};
 use crate::problem::stipulation::{Goal, Stipulation};
+use crate::tt::Record;
 
 /// A chess position under a stipulation.
 #[derive(Clone, Debug)]
@@ -81,16 +82,36 @@ impl Problem {
     /// allows), open otherwise. A stalemate of the side that waits out a series does not
     /// end it: that side only passes.
     pub fn stands(&self) -> Standing {
+        self.stands_with_moves().0
+    }
+
+    /// How the problem stands, and where it is open the moves the stipulation allows.
+    fn stands_with_moves(&self) -> (Standing, MoveList) {
         let mut real = MoveList::new();
         legal_moves(&self.pos, &mut real);
         // A side that waits out a series passes even where it has no move (stalemated).
         let passing = self.stip.series_side().is_some_and(|s| s != self.pos.turn()) && !self.pos.is_check();
         if real.is_empty() && !passing {
-            return if self.met(&real) { Standing::Won } else { Standing::Over };
+            return (if self.met(&real) { Standing::Won } else { Standing::Over }, real);
         }
         let mut allowed = MoveList::new();
         self.allowed_moves(&real, &mut allowed);
-        if allowed.is_empty() { Standing::Over } else { Standing::Open }
+        (if allowed.is_empty() { Standing::Over } else { Standing::Open }, allowed)
+    }
+
+    /// The exact value of an open position with one ply left, whose allowed moves are
+    /// `moves`: won when one of them (an OR node) or every one (an AND node) meets the
+    /// stipulation, with the move that settles it. Judged here, the last ply costs no
+    /// node of its own.
+    fn last_ply(&self, moves: &MoveList, or: bool) -> (Value, MoveCode) {
+        let settles = moves.iter().copied().find(|&m| {
+            let mut after = self.clone();
+            after.play_unchecked(m);
+            (after.stands() == Standing::Won) == or
+        });
+        let won = settles.is_some() == or;
+        let value = if won { Value::proven(Plies::new(1)) } else { Value::disproven(Plies::new(2)) };
+        (value, settles.map_or(MoveCode::NONE, MoveCode::of))
     }
 
     /// The moves the stipulation allows, from the legal moves `real`: in a series the
@@ -286,14 +307,24 @@ impl Expand for Problem {
             let child = node.play(m);
             e.monitor.count(1);
             let key = keys.of(&child, within);
-            let value = match child.pos.stands() {
+            let (standing, replies) = child.pos.stands_with_moves();
+            let value = match standing {
                 Standing::Won => Value::proven(Plies::ZERO),
                 Standing::Over => Value::disproven(Plies::INFINITE),
                 Standing::Open if within == Plies::ZERO => Value::disproven(Plies::new(1)),
+                Standing::Open if within == Plies::new(1) => e.tree.known(key, within).unwrap_or_else(|| {
+                    // Stored, since a node's children are judged again at each visit.
+                    let (value, best) = child.pos.last_ply(&replies, child_or);
+                    let mate = value.mate;
+                    e.tree
+                        .tt
+                        .store(key, &Record { bound: within, pn: value.pn.0, dn: value.dn.0, mate, work: 0, best });
+                    value
+                }),
                 Standing::Open => e.tree.known(key, within).unwrap_or_else(|| {
                     // The child's moves: all must fail where it is an OR node, all must
                     // succeed where it is an AND node.
-                    let replies = child.pos.legal_moves().len().max(1) as u32;
+                    let replies = replies.len().max(1) as u32;
                     if child_or { Value::open(PnDn::ONE, PnDn(replies)) } else { Value::open(PnDn(replies), PnDn::ONE) }
                 }),
             };
