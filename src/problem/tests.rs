@@ -449,3 +449,163 @@ fn a_short_key_shows_its_own_play_and_a_defence_that_stops_one_threat_is_shown()
         assert!(ours.contains(&key), "missing or different: {key}");
     }
 }
+
+#[test]
+fn composed_selfmates_are_solved_as_popeye_solves_them() {
+    // Two prize-winning s#3 from Popeye's own examples (BEISPIEL/selfref.inp): Mariusz
+    // Limbach, 1st Prize Szachy 1979, and Uri Avner, 1st Prize IRT 1981 (with set play),
+    // as Popeye 4.104 prints them with `option variation` (`setplay`). Black's moves that
+    // mate at once before the last move are no defences and are not shown.
+    let limbach = r"
+   1.f5-f6 ! zugzwang.
+      1...e7-e6
+          2.Qh3-g4 +
+              2...Kg5*f6
+                  3.Rd6*d7
+                      3...Sg8-e7 #
+      1...e7*f6
+          2.Qh3-g3 +
+              2...Kg5-f5
+                  3.Se5*d7
+                      3...Sg8-e7 #
+      1...e7*d6
+          2.Se5-f3 +
+              2...Kg5*f6
+                  3.Qh3*d7
+                      3...Sg8-e7 #
+";
+    assert_tree("2K3nr/1PPpp2p/3R3p/3pNPkP/3P4/3PP2Q/8/3B4 w - - 0 1", "s#3", VARI, limbach);
+    let avner = r"
+      1...Sa1-c2
+          2.Ra7-a6 +
+              2...Kf6-e7
+                  3.Qb3*b4 +
+                      3...Rb2*b4 #
+                      3...Sc2*b4 #
+                      3...Ba3*b4 #
+      1...Sa1*b3
+          2.Sg5-e4 +
+              2...Kf6-e6
+                  3.Se4-c5 +
+                      3...Sb3*c5 #
+      1...Bd1-h5
+          2.Qb3-c3 +
+              2...b4*c3
+                  3.f7-f8=Q +
+                      3...Ba3*f8 #
+                  3.f7-f8=R +
+                      3...Ba3*f8 #
+          2.Ra7-a6 +
+              2...Kf6-e7
+                  3.Qb3*b4 +
+                      3...Rb2*b4 #
+                      3...Ba3*b4 #
+      1...Bd1-g4
+          2.Qb3-c3 +
+              2...b4*c3
+                  3.f7-f8=Q +
+                      3...Ba3*f8 #
+                  3.f7-f8=R +
+                      3...Ba3*f8 #
+      1...Bd1-f3
+          2.Qb3-c3 +
+              2...b4*c3
+                  3.f7-f8=Q +
+                      3...Ba3*f8 #
+                  3.f7-f8=R +
+                      3...Ba3*f8 #
+          2.Ra7-a6 +
+              2...Kf6-e7
+                  3.Qb3*b4 +
+                      3...Rb2*b4 #
+                      3...Ba3*b4 #
+      1...Bd1-e2
+          2.Qb3-c3 +
+              2...b4*c3
+                  3.f7-f8=Q +
+                      3...Ba3*f8 #
+                  3.f7-f8=R +
+                      3...Ba3*f8 #
+          2.Ra7-a6 +
+              2...Kf6-e7
+                  3.Qb3*b4 +
+                      3...Rb2*b4 #
+                      3...Ba3*b4 #
+      1...Rb2*b3
+          2.Rd5-d6 +
+              2...Kf6-f5
+                  3.Sf1-e3 +
+                      3...Rb3*e3 #
+      1...Rb2-c2
+          2.Qb3-c3 +
+              2...b4*c3
+                  3.f7-f8=Q +
+                      3...Ba3*f8 #
+                  3.f7-f8=R +
+                      3...Ba3*f8 #
+   1.Qb3-c2 ! zugzwang.
+      1...Sa1*c2
+          2.Rd5-d6 +
+              2...Kf6-f5
+                  3.Sf1-e3 +
+                      3...Sc2*e3 #
+      1...Sa1-b3
+          2.Ra7-a6 +
+              2...Kf6-e7
+                  3.Qc2-c5 +
+                      3...Sb3*c5 #
+      1...Bd1-h5
+          2.Qc2-c3 +
+              2...b4*c3
+                  3.f7-f8=Q +
+                      3...Ba3*f8 #
+                  3.f7-f8=R +
+                      3...Ba3*f8 #
+      1...Bd1-g4
+          2.Qc2-c3 +
+              2...b4*c3
+                  3.f7-f8=Q +
+                      3...Ba3*f8 #
+                  3.f7-f8=R +
+                      3...Ba3*f8 #
+      1...Bd1-f3
+          2.Qc2-c3 +
+              2...b4*c3
+                  3.f7-f8=Q +
+                      3...Ba3*f8 #
+                  3.f7-f8=R +
+                      3...Ba3*f8 #
+      1...Bd1-e2
+          2.Qc2-c3 +
+              2...b4*c3
+                  3.f7-f8=Q +
+                      3...Ba3*f8 #
+                  3.f7-f8=R +
+                      3...Ba3*f8 #
+      1...Rb2-b3
+          2.Qc2-c3 +
+              2...b4*c3
+                  3.f7-f8=Q +
+                      3...Ba3*f8 #
+                  3.f7-f8=R +
+                      3...Ba3*f8 #
+      1...Rb2*c2
+          2.Sg5-e4 +
+              2...Kf6-e6
+                  3.Se4-c5 +
+                      3...Rc2*c5 #
+      1...b4-b3
+          2.Qc2-c6 +
+              2...Ba3-d6 #
+          2.Qc2-c3 +
+              2...Sb1*c3 #
+          2.Rd5-d6 +
+              2...Ba3*d6 #
+          2.f7-f8=Q +
+              2...Ba3*f8 #
+          2.f7-f8=R +
+              2...Ba3*f8 #
+";
+    let set = tree::Show { set_play: true, ..VARI };
+    assert_tree("8/R4PpP/5kp1/PP1R2N1/Kp3P1B/bQ4P1/rr1p4/nn1b1N1B w - - 0 1", "s#3", set, avner);
+}

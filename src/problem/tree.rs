@@ -164,10 +164,16 @@ impl ProblemSolver<'_> {
             }
             play.threat = Some(threat);
         }
+        let forced = plies == 1 || self.goal_forced(after);
         for d in after.pos.legal_moves() {
             let child = after.play(d);
+            // A defender's move that meets the goal is play only where the goal is forced
+            // (the last move, a reflex side that must mate); elsewhere it is no defence
+            // (Popeye omits it).
             if child.pos.stands() == Standing::Won {
-                play.defences.push(Defence { mv: d, continuations: Vec::new(), refutes: false });
+                if forced {
+                    play.defences.push(Defence { mv: d, continuations: Vec::new(), refutes: false });
+                }
                 continue;
             }
             if let Some((q, moves)) = &threat_moves
@@ -201,6 +207,11 @@ impl ProblemSolver<'_> {
             }
         }
         Some(true)
+    }
+
+    /// Whether every move the stipulation allows at `node` meets the goal.
+    fn goal_forced(&self, node: &Node<Problem>) -> bool {
+        node.pos.legal_moves().iter().all(|&m| node.play(m).pos.stands() == Standing::Won)
     }
 
     /// The defences at `after` (the defender to move, `plies` left) that no continuation
@@ -278,10 +289,13 @@ impl ProblemSolver<'_> {
         let all = Show { variations: true, ..*show };
         let mut out = Vec::new();
         let mut complete = true;
+        let forced = plies == 2 || self.goal_forced(&passed);
         for d in passed.pos.legal_moves() {
             let child = passed.play(d);
             if child.pos.stands() == Standing::Won {
-                out.push(Defence { mv: d, continuations: Vec::new(), refutes: false });
+                if forced {
+                    out.push(Defence { mv: d, continuations: Vec::new(), refutes: false });
+                }
                 continue;
             }
             match self.continuations(&child, plies - 2, &all)? {
