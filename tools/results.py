@@ -24,8 +24,8 @@ pnmate alone. --variants-only rewrites that section alone; --variant-games adds 
 lichess-bot-style clock games of tools/variant_games.py (about an hour).
 
 With --popeye PY (Popeye's binary, built from github.com/thomas-maeder/popeye), the chess
-problems section runs tools/popeye_check.py on PROBLEM_COUNT random orthodox problems
-(seed PROBLEM_SEED, PROBLEM_LIMIT s each, one thread each, Popeye first, then pnmate);
+problems section runs tools/popeye_check.py on the random orthodox problems of
+PROBLEM_SETS (PROBLEM_LIMIT s each, one thread each, Popeye first, then pnmate);
 --problems-only rewrites that section alone.
 
 The speed section comes from tools/speed.py (`pnmate bench`, `pnmate bench --long` and
@@ -70,9 +70,12 @@ TABLE_SUITES = [
 ]
 
 
-PROBLEM_SEED = 1
-PROBLEM_COUNT = 200
 PROBLEM_LIMIT = 10.0
+# (title, (count, seed, more popeye_check.py arguments)).
+PROBLEM_SETS = [
+    ('4 to 7 men, n from 1 to 4', (200, 1)),
+    ('8 to 12 men, n from 3 to 5', (100, 3, '--men', '8-12', '--moves', '3-5')),
+]
 PROBLEMS_HEADING = '## Chess problems\n'
 
 VARIANT_SEED = 1
@@ -130,21 +133,23 @@ def variants_section(pnmate, fairy, games):
 
 
 def problems_section(pnmate, popeye):
-    """pnmate beside Popeye on random orthodox problems: tools/popeye_check.py's table."""
-    command = [sys.executable, os.path.join(os.path.dirname(__file__), 'popeye_check.py'), '--engine', pnmate,
-               '--popeye', popeye, '--random', str(PROBLEM_COUNT), '--seed', str(PROBLEM_SEED),
-               '--time', f'{PROBLEM_LIMIT:g}']
-    text = subprocess.run(command, capture_output=True, text=True).stdout.splitlines()
-    table = [line for line in text if not line.startswith(('DIFFER', '  '))]
-    return '\n'.join([PROBLEMS_HEADING,
-                      f'`python3 tools/popeye_check.py --popeye PY --random {PROBLEM_COUNT} --seed {PROBLEM_SEED} '
-                      f'--time {PROBLEM_LIMIT:g}`: random positions of 4 to 7 men under random orthodox '
-                      'stipulations (n from 1 to 4), Popeye 4.104 then pnmate, one thread each, '
-                      f'{PROBLEM_LIMIT:g} s a problem. A solver solved a problem when it finished within the '
-                      'time; agreed: both finished and printed the same keys (battle play) or the same '
-                      'solutions (help and series play); wrong: both finished and differ. The time ratio is '
-                      'pnmate\'s time over Popeye\'s, wall clock of each process, on the problems both solved.',
-                      '', '```', *table, '```', '', ''])
+    """pnmate beside Popeye on random orthodox problems: tools/popeye_check.py's tables,
+    one for each set of PROBLEM_SETS."""
+    out = [PROBLEMS_HEADING,
+           f'Random legal positions under random orthodox stipulations, Popeye 4.104 then pnmate '
+           f'on each problem, one thread each, {PROBLEM_LIMIT:g} s a problem. A solver solved a problem '
+           'when it finished within the time; agreed: both finished and printed the same keys '
+           '(battle play) or the same solutions (help and series play); wrong: both finished and '
+           'differ. The time ratio is pnmate\'s time over Popeye\'s, wall clock of each process, '
+           'on the problems both solved.', '']
+    for title, extra in PROBLEM_SETS:
+        args = ['--random', str(extra[0]), '--seed', str(extra[1])] + list(extra[2:]) + ['--time', f'{PROBLEM_LIMIT:g}']
+        command = [sys.executable, os.path.join(os.path.dirname(__file__), 'popeye_check.py'), '--engine', pnmate,
+                   '--popeye', popeye] + args
+        text = subprocess.run(command, capture_output=True, text=True).stdout.splitlines()
+        table = [line for line in text if not line.startswith(('DIFFER', '  '))]
+        out += [f'{title}: `python3 tools/popeye_check.py --popeye PY {" ".join(args)}`', '', '```', *table, '```', '']
+    return '\n'.join(out + [''])
 
 
 def main():
@@ -279,7 +284,7 @@ def speed_section(engine, syzygy, pgo=None):
     out = [SPEED_HEADING,
            f'`python3 tools/speed.py {command} --runs {SPEED_RUNS}` on the machine that '
            'made this page: `pnmate bench` (12 positions to 400,000 nodes each, 16 MB table) and `pnmate bench '
-           '--long` (four long quiet mates, each until its first proof, 64 MB table), one thread. Node counts '
+           '--long` (four long quiet mates, each until its first proof, the exact tables' build included, 64 MB table), one thread. Node counts '
            'are fixed by the search; times vary with the machine and its load. Compare two builds with '
            '`tools/speed.py --engine OLD --engine NEW`, which alternates their runs.', '']
     if pgo:
