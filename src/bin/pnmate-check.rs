@@ -546,17 +546,7 @@ fn check_section(
         if matches!(bases[i], Base::Mated | Base::Never) && !mine.is_empty() {
             return Err(at("a final position lists moves"));
         }
-        let mut used = Vec::with_capacity(mine.len());
-        for &(c, child) in mine {
-            let m = legal.iter().find(|m| code(m) == c).ok_or_else(|| at(&format!("move code {c} is not legal")))?;
-            if used.contains(&c) {
-                return Err(at(&format!("move {} is listed twice", uci(m))));
-            }
-            used.push(c);
-            let child = child as usize;
-            if child >= i {
-                return Err(at(&format!("child index {child} is not smaller than the node's")));
-            }
+        for (m, child) in listed_moves(mine, &legal, "legal", i).map_err(|e| at(&e))? {
             let mut after = pos.clone();
             after.play_unchecked(*m);
             match &positions[child] {
@@ -569,6 +559,29 @@ fn check_section(
 
     let values = values_of(&bases, &starts, &edges);
     Ok(values[n - 1])
+}
+
+/// Node `i`'s listed edges as (move, child): each code one of `moves` (the `what` ones:
+/// legal or allowed), none twice, and each child listed before the node.
+fn listed_moves<'m>(
+    mine: &[(u16, u32)],
+    moves: &'m [Move],
+    what: &str,
+    i: usize,
+) -> Result<Vec<(&'m Move, usize)>, String> {
+    let mut out: Vec<(&Move, usize)> = Vec::with_capacity(mine.len());
+    for &(c, child) in mine {
+        let m = moves.iter().find(|m| code(m) == c).ok_or_else(|| format!("move code {c} is not {what}"))?;
+        if out.iter().any(|&(seen, _)| code(seen) == c) {
+            return Err(format!("move {} is listed twice", uci(m)));
+        }
+        let child = child as usize;
+        if child >= i {
+            return Err(format!("child index {child} is not smaller than the node's"));
+        }
+        out.push((m, child));
+    }
+    Ok(out)
 }
 
 fn fen_of(pos: &VariantPosition) -> String {
@@ -810,18 +823,7 @@ fn check_problem_section(r: &mut Reader, root: &Chess, stip: &Stip, shape: &Shap
         if matches!(bases[i], Base::Mated | Base::Never) && !mine.is_empty() {
             return Err(at("a final position lists moves"));
         }
-        let mut used = Vec::with_capacity(mine.len());
-        for &(c, child) in mine {
-            let m =
-                allowed.iter().find(|m| code(m) == c).ok_or_else(|| at(&format!("move code {c} is not allowed")))?;
-            if used.contains(&c) {
-                return Err(at(&format!("move {} is listed twice", uci(m))));
-            }
-            used.push(c);
-            let child = child as usize;
-            if child >= i {
-                return Err(at(&format!("child index {child} is not smaller than the node's")));
-            }
+        for (m, child) in listed_moves(mine, &allowed, "allowed", i).map_err(|e| at(&e))? {
             let after = play_problem(&pos, *m);
             let same = |known: &Chess| {
                 let id = |p: &Chess| {
