@@ -68,8 +68,12 @@ impl Problem {
             }
     }
 
-    /// Whether `m`, legal here, ends the game in the stipulation's goal.
+    /// Whether `m`, legal here, ends the game in the stipulation's goal. A mate is read
+    /// off the board; a stalemate needs the position played.
     fn reaches_goal(&self, m: Move) -> bool {
+        if self.stip.goal == Goal::Mate {
+            return self.pos.turn() != self.stip.victim() && mates_by(&self.pos, m);
+        }
         let mut after = self.pos.clone();
         after.play_unchecked(m);
         let mut real = MoveList::new();
@@ -104,11 +108,16 @@ impl Problem {
     /// stipulation, with the move that settles it. Judged here, the last ply costs no
     /// node of its own.
     fn last_ply(&self, moves: &MoveList, or: bool) -> (Value, MoveCode) {
-        let settles = moves.iter().copied().find(|&m| {
-            let mut after = self.clone();
-            after.play_unchecked(m);
-            (after.stands() == Standing::Won) == or
-        });
+        // A pass never mates; a pass before a stalemate is judged by the rules.
+        let meets = |m: Move| match self.stip.goal {
+            Goal::Mate => !is_pass(m) && self.reaches_goal(m),
+            Goal::Stalemate => {
+                let mut after = self.clone();
+                after.play_unchecked(m);
+                after.stands() == Standing::Won
+            }
+        };
+        let settles = moves.iter().copied().find(|&m| meets(m) == or);
         let won = settles.is_some() == or;
         let value = if won { Value::proven(Plies::new(1)) } else { Value::disproven(Plies::new(2)) };
         (value, settles.map_or(MoveCode::NONE, MoveCode::of))
