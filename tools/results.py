@@ -284,7 +284,7 @@ def speed_section(engine, syzygy, pgo=None):
     out = [SPEED_HEADING,
            f'`python3 tools/speed.py {command} --runs {SPEED_RUNS}` on the machine that '
            'made this page: `pnmate bench` (12 positions to 400,000 nodes each, 16 MB table) and `pnmate bench '
-           '--long` (four long quiet mates, each until its first proof, the exact tables' build included, 64 MB table), one thread. Node counts '
+           '--long` (four long quiet mates, each until its first proof, the build of the exact tables included, 64 MB table), one thread. Node counts '
            'are fixed by the search; times vary with the machine and its load. Compare two builds with '
            '`tools/speed.py --engine OLD --engine NEW`, which alternates their runs.', '']
     if pgo:
