@@ -252,6 +252,13 @@ fn piece_name(board: &Board, sq: Square) -> String {
     }
 }
 
+/// The square `f` maps `sq` to, by file and rank (0 to 7), or None off the board.
+fn by_coords(f: fn(i32, i32) -> (i32, i32), sq: Square) -> Option<Square> {
+    let (file, rank) = coords(sq);
+    let (a, b) = f(file, rank);
+    square_at(a, b)
+}
+
 /// `board` with every piece moved by `f` (None: off the board, an error).
 fn map_board(board: &Board, f: impl Fn(Square) -> Option<Square>, what: &str) -> Result<Board, String> {
     let mut out = Board::empty();
@@ -371,14 +378,7 @@ impl Draft {
                     270 => |f, r| (r, 7 - f),
                     _ => return Err(format!("twin rotate {degrees}: want 90, 180 or 270")),
                 };
-                self.board = map_board(
-                    &self.board,
-                    |sq| {
-                        let (a, b) = f(coords(sq).0, coords(sq).1);
-                        square_at(a, b)
-                    },
-                    "rotate",
-                )?;
+                self.board = map_board(&self.board, |sq| by_coords(f, sq), "rotate")?;
                 Ok(format!("rotate {degrees}"))
             }
             "mirror" => {
@@ -389,14 +389,7 @@ impl Draft {
                     "a1<-->h8" => |f, r| (r, f),
                     _ => return Err(format!("twin mirror {axis}: want a1<-->h1, a1<-->a8 or a1<-->h8")),
                 };
-                self.board = map_board(
-                    &self.board,
-                    |sq| {
-                        let (a, b) = f(coords(sq).0, coords(sq).1);
-                        square_at(a, b)
-                    },
-                    "mirror",
-                )?;
+                self.board = map_board(&self.board, |sq| by_coords(f, sq), "mirror")?;
                 Ok(format!("mirror {axis}"))
             }
             "shift" => {
