@@ -609,3 +609,25 @@ fn composed_selfmates_are_solved_as_popeye_solves_them() {
     let set = tree::Show { set_play: true, ..VARI };
     assert_tree("8/R4PpP/5kp1/PP1R2N1/Kp3P1B/bQ4P1/rr1p4/nn1b1N1B w - - 0 1", "s#3", set, avner);
 }
+
+#[test]
+fn two_threads_list_the_same_help_solutions_as_one() {
+    // Popeye 4.104 prints 4373 solutions of this h#2.5 (a random position of
+    // tools/popeye_check.py, 8 to 12 men).
+    let pos: Chess = "4K3/5R2/r3N3/3p4/B7/4k3/3R4/8 w - - 0 1"
+        .parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap();
+    let stip: Stipulation = "h#2.5".parse().unwrap();
+    let solve = |threads| {
+        let limits = ProblemLimits { max_solutions: 100_000, threads, ..Default::default() };
+        let solved = solve_problem(pos.clone(), stip, limits, tree::Show::default()).unwrap();
+        let mut lines = solved.solutions.clone();
+        lines.sort_by_key(|l| format!("{l:?}"));
+        (solved.verdict, solved.capped, lines)
+    };
+    let one = solve(1);
+    assert_eq!((one.0, one.1, one.2.len()), (Verdict::Solution, false, 4373));
+    assert_eq!(solve(2), one);
+}
