@@ -91,22 +91,37 @@ impl ProblemSolver<'_> {
     /// The attacker's shortest wins from `node` (the attacker to move) within `plies`:
     /// their length in plies and their first moves. Some(None): none; None: out of limits.
     fn shortest(&mut self, node: &Node<Problem>, plies: u16) -> Option<Option<(u16, Vec<Move>)>> {
+        if plies == 0 {
+            return Some(None);
+        }
+        let Some(q) = self.win_length(node, 1, plies)? else { return Some(None) };
+        let mut moves = Vec::new();
+        for m in node.pos.legal_moves() {
+            if self.prove(&node.play(m), q - 1)? {
+                moves.push(m);
+            }
+        }
+        Some(Some((q, moves)))
+    }
+
+    /// The fewest plies from `from` to `plies` within which the attacker wins from
+    /// `node`. Some(None): not within `plies`; None: out of limits.
+    fn win_length(&mut self, node: &Node<Problem>, from: u16, plies: u16) -> Option<Option<u16>> {
         if !self.prove(node, plies)? {
             return Some(None);
         }
-        for q in 1..=plies {
-            if !self.prove(node, q)? {
-                continue;
+        for q in from..plies {
+            if self.prove(node, q)? {
+                return Some(Some(q));
             }
-            let mut moves = Vec::new();
-            for m in node.pos.legal_moves() {
-                if self.prove(&node.play(m), q - 1)? {
-                    moves.push(m);
-                }
-            }
-            return Some(Some((q, moves)));
         }
-        Some(None)
+        Some(Some(plies))
+    }
+
+    /// `node` after its side to move passes (a null move, out of check only).
+    fn passed(node: &Node<Problem>) -> Node<Problem> {
+        let king = node.pos.board().king_of(node.pos.turn()).expect("a king");
+        node.play(pass_of(king))
     }
 
     /// The attacker's move `mv` from `node` and the play after it, `plies` left after it.
@@ -152,8 +167,7 @@ impl ProblemSolver<'_> {
         }
         let mut threat_moves: Option<(u16, Vec<Move>)> = None;
         if show.threats && plies >= 2 && !after.pos.is_check() {
-            let king = after.pos.board().king_of(after.pos.turn()).expect("a king");
-            let passed = after.play(pass_of(king));
+            let passed = Self::passed(after);
             let cap = self.threat_plies(plies - 1, show);
             let mut threat = Vec::new();
             if let Some((q, moves)) = self.shortest(&passed, cap)? {
@@ -262,12 +276,7 @@ impl ProblemSolver<'_> {
         // (Popeye: a short key's threats are no longer than what is left of it).
         let mut left = plies - 1;
         if refutations.is_empty() {
-            for p in 0..left {
-                if self.prove(&after, p)? {
-                    left = p;
-                    break;
-                }
-            }
+            left = self.win_length(&after, 0, left)?.unwrap_or(left);
         }
         let play = if show.variations { self.play_after(&after, left, show, false)? } else { Play::default() };
         Some(Some(FirstMove { attack: Attack { mv: Some(m), play }, refutations }))
@@ -281,8 +290,7 @@ impl ProblemSolver<'_> {
         if root.pos.is_check() || plies < 2 {
             return Some(None);
         }
-        let king = root.pos.board().king_of(root.pos.turn()).expect("a king");
-        let passed = root.play(pass_of(king));
+        let passed = Self::passed(root);
         if passed.pos.stands() != Standing::Open {
             return Some(None);
         }
