@@ -130,7 +130,7 @@ fn first_proof(name: &'static str, fen: &str, tt: &Table) -> FirstProof {
     let mut monitor = Monitor::new(Arc::clone(&control), Some(LONG_NODE_LIMIT));
     tt.new_search();
     let mut first = FirstProof { name, moves: None, nodes: 0, time: Duration::ZERO, tables: Duration::ZERO };
-    let building = crate::knowledge::dtm::store().building();
+    let building = crate::knowledge::exact::store().waiting_time();
     let mut events = |event: Event| {
         if let Event::Mate { mate, stats, .. } = event
             && first.moves.is_none()
@@ -144,7 +144,7 @@ fn first_proof(name: &'static str, fen: &str, tt: &Table) -> FirstProof {
         first.nodes = monitor.total_nodes();
         first.time = control.elapsed();
     }
-    first.tables = crate::knowledge::dtm::store().building() - building;
+    first.tables = crate::knowledge::exact::store().waiting_time() - building;
     first
 }
 
@@ -265,7 +265,7 @@ fn run_positions(positions: &[&str], nodes: u64, tables: Option<&Arc<Tables>>) -
     let mut tt = Table::new(BENCH_HASH_MB);
     tt.finish_touching(); // the timing starts with the table in memory
     let mut total = 0;
-    let building = crate::knowledge::dtm::store().building();
+    let building = crate::knowledge::exact::store().waiting_time();
     let started = Instant::now();
     for fen in positions {
         let pos = parse_fen(fen).expect("bench positions are valid");
@@ -275,7 +275,7 @@ fn run_positions(positions: &[&str], nodes: u64, tables: Option<&Arc<Tables>>) -
         let (_, stats) = solve(&pos, params, limits, &tt, &mut |_| {});
         total += stats.nodes;
     }
-    let tables = crate::knowledge::dtm::store().building() - building;
+    let tables = crate::knowledge::exact::store().waiting_time() - building;
     BenchResult { nodes: total, time: started.elapsed(), tables }
 }
 

@@ -26,6 +26,11 @@ use shakmaty::variant::Variant;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Where the exact tables of endings of up to four men are stored, built once per
+    /// machine (default: the platform's cache directory, as ~/.cache/pnmate); an empty
+    /// value keeps them in memory only.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub tables_cache: Option<String>,
 }
 
 /// Subcommands.
@@ -37,6 +42,10 @@ pub enum Command {
     Epd(EpdArgs),
     /// Solve the chess problems of a file in Popeye's input language (orthodox subset).
     Problem(crate::problem_cli::ProblemArgs),
+    /// Build, list or verify the exact tables of endings of up to four men stored on this
+    /// machine.
+    #[command(subcommand)]
+    Tables(crate::tables_cli::TablesCommand),
     /// Search fixed positions to a fixed node limit; print "<nodes> nodes <nps> nps".
     Bench {
         /// Node limit per position.

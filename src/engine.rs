@@ -24,6 +24,7 @@ use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::{Control, Monitor, Progress};
 use crate::error::{OptionError, SetupError, UciError};
 use crate::fallback::{self, AlphaBeta, choose_move};
+use crate::knowledge::exact;
 use crate::knowledge::tablebase::Tables;
 use crate::limits::Limits;
 use crate::options::{OPTIONS, OptionId, Setting, find as find_option};
@@ -52,6 +53,10 @@ const CLOCK_PROVER_SHARE: f64 = 0.4;
 
 /// How often a running search reports its progress (nodes, bound, time).
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// When a search first says what the exact tables' builder is doing, if anything: soon
+/// enough for a GUI user to see why a small ending is not yet proven.
+const TABLES_FIRST_SAID: Duration = Duration::from_millis(50);
 
 /// The largest evaluation reported as `score cp`: the fallback's own mate scores are
 /// unproven, so they are shown as a large edge, never as a mate.
@@ -199,6 +204,8 @@ pub struct Engine {
     /// The tablebases (the SyzygyPath and SyzygyProbeLimit options).
     syzygy: Syzygy,
     running: Option<Running>,
+    /// The exact tables' notes said so far, across searches.
+    tables_said: Arc<Mutex<usize>>,
 }
 
 /// The tablebase settings and the tables they loaded.
@@ -235,6 +242,7 @@ impl Engine {
             },
             syzygy: Syzygy::default(),
             running: None,
+            tables_said: Arc::new(Mutex::new(exact::store().notes_end())),
         };
         for option in OPTIONS {
             if let Some(default) = option.default_setting() {
@@ -336,6 +344,11 @@ impl Engine {
             OptionId::Variant => {
                 let Setting::Text(name) = setting else { return Ok(None) };
                 self.set_variant(&name)
+            }
+            OptionId::TablesCache => {
+                let Setting::Text(dir) = setting else { return Ok(None) };
+                exact::store().set_cache((!dir.is_empty()).then(|| dir.into()));
+                None
             }
         })
     }
@@ -485,6 +498,7 @@ impl Engine {
             tbhits_before: tbhits(&self.syzygy.tables),
             sink: remembering_scores(&sink, &last_score),
             last_score,
+            tables_said: Arc::clone(&self.tables_said),
         };
         // The job goes into a slot the thread takes it from, so that it is still here
         // when no thread can be started.
@@ -628,6 +642,8 @@ struct Job {
     sink: Sink,
     /// The last event with a score the sink was given (see [`Job::wait_if_required`]).
     last_score: Arc<Mutex<Option<EngineEvent>>>,
+    /// The exact tables' notes said so far (see [`Job::say_tables`]).
+    tables_said: Arc<Mutex<usize>>,
 }
 
 /// `sink`, keeping in `last` the last event it passes on that carries a score.
@@ -725,7 +741,12 @@ impl Job {
         std::thread::scope(|scope| {
             let ticker = std::thread::Builder::new().name("pnmate-info".into()).spawn_scoped(scope, || {
                 let mut last_move = None;
+                // Soon after the start, what the exact tables' builder does (once a second after).
+                if !done.wait(TABLES_FIRST_SAID) {
+                    self.say_tables(true);
+                }
                 while !done.wait(PROGRESS_EVERY) {
+                    self.say_tables(true);
                     let published = self.control.progress();
                     let stats = self.stats_of(published);
                     let root_move = published.root_move;
@@ -744,11 +765,25 @@ impl Job {
             let _finish = done.on_drop();
             let answer = self.prove_and_choose();
             drop(_finish);
+            self.say_tables(false);
             if let Ok(t) = ticker {
                 let _ = t.join();
             }
             answer
         })
+    }
+
+    /// Says what the exact tables' builder has done since it was last said (tables built,
+    /// stored, or read back unusable) and, with `status`, the build under way.
+    fn say_tables(&self, status: bool) {
+        let store = exact::store();
+        let notes = store.notes_since(&mut self.tables_said.lock().unwrap_or_else(|e| e.into_inner()));
+        for note in notes {
+            (self.sink)(EngineEvent::Note(note));
+        }
+        if status && let Some(building) = store.status() {
+            (self.sink)(EngineEvent::Note(building));
+        }
     }
 
     /// What the search has published, as statistics.
@@ -995,6 +1030,7 @@ mod tests {
             tbhits_before: 0,
             sink: Arc::new(move |e| events.lock().unwrap().push(e)),
             last_score: Arc::new(Mutex::new(None)),
+            tables_said: Arc::new(Mutex::new(usize::MAX)),
         }
     }
 

@@ -27,6 +27,9 @@ pub enum Kind {
     Button,
     /// A free text (`type string`); its default is the empty string.
     Text,
+    /// A directory (`type string`) whose default is the platform's cache directory for
+    /// pnmate ([`crate::knowledge::exact::file::default_dir`]); empty: none.
+    CacheDir,
     /// One of a list of names (`type combo`), matched case-insensitively.
     Combo {
         /// Value of a new engine.
@@ -74,6 +77,8 @@ pub enum OptionId {
     SyzygyProbeLimit,
     /// The game's rules: chess or one of lichess's variants.
     Variant,
+    /// Where the exact tables are stored (empty: in memory only).
+    TablesCache,
 }
 
 /// One engine option.
@@ -96,6 +101,11 @@ impl EngineOption {
             Kind::Check { default } => format!("option name {} type check default {default}", self.name),
             Kind::Button => format!("option name {} type button", self.name),
             Kind::Text => format!("option name {} type string default <empty>", self.name),
+            Kind::CacheDir => {
+                let dir = default_cache_dir();
+                let dir = if dir.is_empty() { "<empty>".to_string() } else { dir };
+                format!("option name {} type string default {dir}", self.name)
+            }
             Kind::Combo { default, values } => {
                 let vars: String = values.iter().map(|v| format!(" var {v}")).collect();
                 format!("option name {} type combo default {default}{vars}", self.name)
@@ -110,6 +120,7 @@ impl EngineOption {
             Kind::Check { default } => Some(Setting::Flag(default)),
             Kind::Button => None,
             Kind::Text => Some(Setting::Text(String::new())),
+            Kind::CacheDir => Some(Setting::Text(default_cache_dir())),
             Kind::Combo { default, .. } => Some(Setting::Text(default.to_string())),
         }
     }
@@ -131,7 +142,7 @@ impl EngineOption {
                 _ => Err(OptionError::NotAFlag(name)),
             },
             Kind::Button => Ok(Setting::Press),
-            Kind::Text => {
+            Kind::Text | Kind::CacheDir => {
                 let v = value.map(str::trim).unwrap_or_default();
                 Ok(Setting::Text(if v == "<empty>" { String::new() } else { v.to_string() }))
             }
@@ -171,7 +182,14 @@ pub const OPTIONS: &[EngineOption] = &[
         kind: Kind::Combo { default: "chess", values: &VARIANT_NAMES },
         id: OptionId::Variant,
     },
+    EngineOption { name: "TablesCache", kind: Kind::CacheDir, id: OptionId::TablesCache },
 ];
+
+/// The platform's cache directory for the exact tables, as text (empty where there is
+/// none).
+fn default_cache_dir() -> String {
+    crate::knowledge::exact::file::default_dir().map(|d| d.display().to_string()).unwrap_or_default()
+}
 
 /// The largest table, in MB (UCI `Hash`, CLI `--hash`).
 pub const MAX_HASH_MB: i64 = 65536;

@@ -359,11 +359,7 @@ pub fn handle(engine: &mut Engine, command: Command, out: &Out) -> bool {
         Command::Go(limits) => {
             let sink_out = Arc::clone(out);
             let style = Style { show_wdl: engine.show_wdl(), chess960: engine.chess960() };
-            let sink: Sink = Arc::new(move |e: EngineEvent| {
-                // Distance-to-mate tables built since the last line, when a build was slow.
-                let built = crate::dtm::store().take_reports().into_iter().map(|r| format!("info string {r}"));
-                emit(&sink_out, &built.chain(format_event(&e, style)).collect::<Vec<_>>())
-            });
+            let sink: Sink = Arc::new(move |e: EngineEvent| emit(&sink_out, &format_event(&e, style)));
             engine.go(limits, sink);
         }
         Command::Stop => engine.stop(),
@@ -377,9 +373,15 @@ pub fn handle(engine: &mut Engine, command: Command, out: &Out) -> bool {
     true
 }
 
-/// The UCI loop: reads commands from `input` until `quit` or end of input.
-pub fn run(input: impl BufRead, out: Out) {
+/// The UCI loop: reads commands from `input` until `quit` or end of input, with the
+/// engine's `options` (name, value) set first, as from the command line.
+pub fn run(input: impl BufRead, out: Out, options: &[(&str, &str)]) {
     let mut engine = Engine::new();
+    for (name, value) in options {
+        if let Err(e) = engine.set_option(name, Some(value)) {
+            emit(&out, &[format!("info string error: {e}")]);
+        }
+    }
     let mut input = input;
     let mut buf = Vec::new();
     loop {

@@ -21,7 +21,7 @@ use crate::dfpn::monitor::Monitor;
 use crate::dfpn::pndn::PnDn;
 use crate::dfpn::tree::{Cycles, RootMoves, Tree};
 use crate::dfpn::value::Value;
-use crate::knowledge::dtm::Dtm;
+use crate::knowledge::exact::Dtm;
 use crate::knowledge::tablebase::Tables;
 use crate::knowledge::{CHESS_REACH, Exact, Know, Knowledge, NARROW_QUIET, Narrowing, Reach};
 
@@ -74,9 +74,9 @@ pub trait Expand: Game {
     /// How far the driver's bounds reach in this game.
     fn reach(&self) -> Reach;
 
-    /// A search of `root` begins: the game may free what earlier searches kept (chess
-    /// trims its exact tables, [`crate::knowledge::dtm::Store::trim`]).
-    fn begin_search(_root: &Self) {}
+    /// A search of `root` within `limits` begins: the game may prepare its knowledge
+    /// (chess asks for the root's exact tables, [`crate::knowledge::exact::begin_search`]).
+    fn begin_search(_root: &Self, _limits: &crate::knowledge::Limits) {}
 
     /// Whether the tablebases say `attacker` wins from `node` (chess only).
     #[inline]
@@ -118,8 +118,8 @@ impl Expand for Chess {
         Knowledge::new(attacker, tables)
     }
 
-    fn begin_search(root: &Chess) {
-        crate::knowledge::dtm::store().trim(root.board());
+    fn begin_search(root: &Chess, limits: &crate::knowledge::Limits) {
+        crate::knowledge::exact::begin_search(root.board(), limits);
     }
 
     fn tables_win(node: &Node, attacker: Color, tables: Option<&Tables>) -> bool {
@@ -139,7 +139,7 @@ impl Expand for Chess {
     }
 
     fn exactly_known(node: &Node) -> bool {
-        node.pos.board().occupied().count() <= crate::knowledge::dtm::DTM_MEN && node.pos.castles().is_empty()
+        node.pos.board().occupied().count() <= crate::knowledge::exact::DTM_MEN && node.pos.castles().is_empty()
     }
 
     #[inline(always)]
@@ -491,7 +491,7 @@ mod tests {
         let tt = Table::new(1);
         let mut monitor = Monitor::new(Control::new(), None);
         let mut knowledge = Knowledge::new(Color::White, None);
-        knowledge.begin_call(n.pos.board(), crate::knowledge::Limits::default());
+        knowledge.begin_call(n.pos.board(), crate::knowledge::Limits::waiting());
         let mut set_aside = SetAside::default();
         set_aside.begin();
         let mut expand = |cycles, ply, children: &mut Vec<Child>| {

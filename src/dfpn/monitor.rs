@@ -20,7 +20,7 @@ const POLL_INTERVAL: u64 = 256;
 /// live output at its polls, so that printing never slows the search.
 #[derive(Debug)]
 pub struct Control {
-    stop: AtomicBool,
+    stop: Arc<AtomicBool>,
     start: Instant,
     /// Milliseconds since `start`; `u64::MAX` = none.
     deadline_ms: AtomicU64,
@@ -52,7 +52,7 @@ impl Control {
     /// A control with no deadline, started now.
     pub fn new() -> Arc<Control> {
         Arc::new(Control {
-            stop: AtomicBool::new(false),
+            stop: Arc::new(AtomicBool::new(false)),
             start: Instant::now(),
             deadline_ms: AtomicU64::new(u64::MAX),
             nodes: AtomicU64::new(0),
@@ -93,6 +93,12 @@ impl Control {
     /// Asks the search to end as soon as it can.
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// The stop flag, for what must notice a stop outside the search's polls (a wait for
+    /// an exact table).
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
     }
 
     /// Whether a stop was requested.
@@ -299,6 +305,16 @@ impl Monitor {
     #[inline]
     pub fn aborted(&self) -> bool {
         self.aborted
+    }
+
+    /// The search's limits as the knowledge weighs them (which tables a call may ask for,
+    /// and whether it waits for them).
+    pub fn limits(&self) -> crate::knowledge::Limits {
+        crate::knowledge::Limits {
+            time_left: self.control.time_left(),
+            nodes: self.node_limit(),
+            stop: Some(self.control.stop_flag()),
+        }
     }
 
     /// Whether a hard limit (node limit, deadline, stop) has been reached: the search as a

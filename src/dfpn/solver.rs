@@ -23,8 +23,8 @@ use crate::dfpn::pndn::PnDn;
 use crate::dfpn::query::Keys;
 use crate::dfpn::tree::{Cycles, RootMoves, Tree};
 use crate::dfpn::value::{Value, Verdict};
+use crate::knowledge::Know;
 use crate::knowledge::tablebase::Tables;
-use crate::knowledge::{Know, Limits};
 use crate::tt::{Record, Table};
 
 /// One root call of the solver: how much it may spend and what its root is. The search's
@@ -216,8 +216,7 @@ impl<'a, G: Expand> Solver<'a, G> {
         let or = node.pos.or_node(self.tree.attacker);
         let root = if restricted { RootMoves::Restricted } else { RootMoves::All };
         self.set_aside.begin();
-        let limits = Limits { time_left: self.monitor.control().time_left(), nodes: self.monitor.node_limit() };
-        self.knowledge.begin_call(node.pos.board(), limits);
+        self.knowledge.begin_call(node.pos.board(), self.monitor.limits());
         let mut v = self.mid(node, bound, or, PnDn::INFINITE, PnDn::INFINITE, 0, root).value();
         // Below a defender's root, each attacker node of the first level is the only
         // answer to its reply: moves set aside there are lost to the whole call, which

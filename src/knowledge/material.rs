@@ -3,7 +3,7 @@
 
 use shakmaty::{Board, Color};
 
-use crate::knowledge::dtm;
+use crate::knowledge::exact;
 
 /// Positions with at most this many men (kings included) use the progress numbers.
 pub const MAX_MEN: usize = 6;
@@ -38,11 +38,7 @@ pub fn armed_defender(board: &Board, attacker: Color) -> bool {
 }
 
 /// The longest mate either side can have on `board` (moves), where its exact table says
-/// it: in an ending of at most [`dtm::DTM_MEN`] men (the table is built if need be).
+/// it: in an ending of at most [`exact::DTM_MEN`] men whose table is ready.
 pub fn longest_mate(board: &Board) -> Option<u32> {
-    if !(3..=dtm::DTM_MEN).contains(&board.occupied().count()) {
-        return None;
-    }
-    let (material, _) = dtm::Material::of_board(board)?;
-    Some(dtm::store().table(material).longest.div_ceil(2))
+    exact::longest_mate(board)
 }

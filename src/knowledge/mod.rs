@@ -18,12 +18,12 @@
 //! door.
 //!
 //! Inside: [`material`] says which ending a position is, [`progress`] measures how far a
-//! defending king is from mate, [`dtm`] holds the exact values of the endings of four men
+//! defending king is from mate, [`exact`] holds the exact values of the endings of four men
 //! and fewer (computed in the process), [`mating`] remembers the moves that mated in the
 //! current call.
 
-pub mod dtm;
 pub(crate) mod eval;
+pub mod exact;
 pub(crate) mod material;
 pub(crate) mod mating;
 pub(crate) mod progress;
@@ -107,13 +107,30 @@ pub trait Know {
     fn learn_mate(&mut self, best: MoveCode);
 }
 
-/// The limits of the search a df-pn call belongs to, which decide what it may build.
-#[derive(Clone, Copy, Debug, Default)]
+/// The limits of the search a df-pn call belongs to, which decide which tables it may
+/// ask to be built and whether it waits for them (see [`exact::Exact`]).
+#[derive(Clone, Debug, Default)]
 pub struct Limits {
     /// Time left before the deadline.
     pub time_left: Option<std::time::Duration>,
     /// The search's node limit.
     pub nodes: Option<u64>,
+    /// The search's stop flag, which ends a wait for a table.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
+
+impl Limits {
+    /// Whether a search within these limits waits for the tables it asks for: one of
+    /// fixed nodes and no time, whose result must not depend on the machine's speed or on
+    /// what is stored.
+    pub fn waits(&self) -> bool {
+        self.nodes.is_some() && self.time_left.is_none()
+    }
+
+    /// Limits that wait for every table asked for (tests and tools).
+    pub fn waiting() -> Limits {
+        Limits { nodes: Some(u64::MAX), ..Limits::default() }
+    }
 }
 
 /// What one df-pn solver knows beyond the rules: the attacker, the moves that mated in
@@ -123,21 +140,21 @@ pub struct Knowledge<'t> {
     attacker: Color,
     mating: MatingMoves,
     tables: Option<&'t Tables>,
-    /// The exact values of positions of at most [`dtm::DTM_MEN`] men.
-    exact: dtm::Exact,
+    /// The exact values of positions of at most [`exact::DTM_MEN`] men.
+    exact: exact::Exact,
 }
 
 impl<'t> Knowledge<'t> {
     /// Knowledge for a solver of `attacker`'s mates, with `tables` when loaded.
     pub fn new(attacker: Color, tables: Option<&'t Tables>) -> Knowledge<'t> {
-        Knowledge { attacker, mating: MatingMoves::new(), tables, exact: dtm::Exact::default() }
+        Knowledge { attacker, mating: MatingMoves::new(), tables, exact: exact::Exact::default() }
     }
 
     /// The exact distance to mate of `node` for its side to move, where it has at most
-    /// [`dtm::DTM_MEN`] men and no castling rights. The table is built when first needed.
+    /// [`exact::DTM_MEN`] men and no castling rights. The table is built when first needed.
     #[inline]
-    pub fn exact(&self, node: &Node) -> Option<dtm::Dtm> {
-        if node.pos.board().occupied().count() > dtm::DTM_MEN {
+    pub fn exact(&self, node: &Node) -> Option<exact::Dtm> {
+        if node.pos.board().occupied().count() > exact::DTM_MEN {
             return None;
         }
         self.exact.value(&node.pos)

@@ -128,10 +128,10 @@ impl<'a, G: Expand> Search<'a, G> {
         if params.root_moves.as_ref().is_some_and(|m| m.is_empty()) {
             params.root_moves = None;
         }
-        G::begin_search(root);
+        G::begin_search(root, &monitor.limits());
         let root = Node::new(root.clone());
         let repetitions = Repetitions::new(root.hash, &params.history).map(|r| {
-            let floor = crate::knowledge::dtm::exact_floor(&r, &params.repeated);
+            let floor = crate::knowledge::exact::exact_floor(&r, &params.repeated);
             r.with_exact_floor(floor)
         });
         let tbhits_before = tbhits(&params.tables);

@@ -18,15 +18,24 @@ pub struct Session {
     pub log: Vec<String>,
 }
 
+/// The `pnmate` binary, its exact tables kept in memory only: what a test finds never
+/// depends on what an earlier run stored. Tests of storage name their own directory.
+pub fn pnmate() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pnmate"));
+    c.arg("--tables-cache=");
+    c
+}
+
 impl Session {
-    /// Starts the binary with no arguments.
+    /// Starts the binary in UCI mode, its tables in memory only.
     pub fn start() -> Session {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pnmate"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start pnmate");
+        Session::start_with(pnmate())
+    }
+
+    /// Starts `command` (the binary with its arguments) in UCI mode.
+    pub fn start_with(mut command: Command) -> Session {
+        let mut child =
+            command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("start pnmate");
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = channel();
         std::thread::spawn(move || {

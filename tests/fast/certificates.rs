@@ -43,7 +43,7 @@ fn certify(dir: &Path, fen: &str, mate: u32) -> PathBuf {
     let file = dir.join("c.cert");
     let (code, out, err) = run(
         env!("CARGO_BIN_EXE_pnmate"),
-        &["solve", fen, "--mate", &mate.to_string(), "--proof", file.to_str().unwrap()],
+        &["--tables-cache=", "solve", fen, "--mate", &mate.to_string(), "--proof", file.to_str().unwrap()],
     );
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains(&format!("proof   {}: ", file.display())), "{out}");
@@ -92,6 +92,7 @@ fn epd_writes_a_valid_certificate_for_every_proven_result() {
     let (code, out, err) = run(
         env!("CARGO_BIN_EXE_pnmate"),
         &[
+            "--tables-cache=",
             "epd",
             "epd/mates.epd",
             "epd/mated.epd",
@@ -225,8 +226,10 @@ fn the_checker_uses_nothing_of_the_library() {
 /// `solve --stip --proof` on `fen`: the certificate's path.
 fn certify_problem(dir: &Path, fen: &str, stip: &str) -> PathBuf {
     let file = dir.join(format!("{}.cert", stip.replace('#', "m").replace('=', "s")));
-    let (code, out, err) =
-        run(env!("CARGO_BIN_EXE_pnmate"), &["solve", fen, "--stip", stip, "--proof", file.to_str().unwrap()]);
+    let (code, out, err) = run(
+        env!("CARGO_BIN_EXE_pnmate"),
+        &["--tables-cache=", "solve", fen, "--stip", stip, "--proof", file.to_str().unwrap()],
+    );
     assert_eq!(code, 0, "{out}{err}");
     assert!(err.contains("certificate: "), "{err}");
     file

@@ -11,6 +11,7 @@ mod gui;
 mod history;
 mod soak;
 mod tablebase;
+mod tables;
 mod trust;
 mod uci;
 mod uci_fuzz;

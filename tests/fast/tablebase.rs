@@ -261,8 +261,10 @@ fn a_disproof_that_rests_on_the_tables_is_checked_with_the_same_tables() {
     let tb = tb.to_str().unwrap();
     // K+N+N v K: no mate within 20, shown by a tablebase leaf at the root.
     let fen = "8/8/8/4k3/8/8/8/2NNK3 w - - 0 1";
-    let (code, out) =
-        run(env!("CARGO_BIN_EXE_pnmate"), &["solve", fen, "--mate", "20", "--syzygy", tb, "--proof", path]);
+    let (code, out) = run(
+        env!("CARGO_BIN_EXE_pnmate"),
+        &["--tables-cache=", "solve", fen, "--mate", "20", "--syzygy", tb, "--proof", path],
+    );
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("result  no mate within 20 (proven)"), "{out}");
     let check = env!("CARGO_BIN_EXE_pnmate-check");
@@ -273,8 +275,10 @@ fn a_disproof_that_rests_on_the_tables_is_checked_with_the_same_tables() {
     assert!(out.starts_with("invalid: section 0: node 0 (8/8/8/4k3/8/8/8/2NNK3 w - - 0 1): a tablebase leaf"), "{out}");
     // A mate's proof never rests on the tables: it checks without them.
     let fen = "8/7k/8/8/8/8/3K4/6R1 b - - 0 1";
-    let (code, out) =
-        run(env!("CARGO_BIN_EXE_pnmate"), &["solve", fen, "--mate", "6", "--syzygy", tb, "--proof", path]);
+    let (code, out) = run(
+        env!("CARGO_BIN_EXE_pnmate"),
+        &["--tables-cache=", "solve", fen, "--mate", "6", "--syzygy", tb, "--proof", path],
+    );
     assert_eq!(code, 0, "{out}");
     let (code, out) = run(check, &["--syzygy", tb, path]);
     assert_eq!(code, 0, "{out}");

@@ -103,6 +103,7 @@ proptest! {
         let out: Arc<Mutex<dyn Write + Send>> = Arc::new(Mutex::new(Sink(Arc::clone(&buf))));
         let mut engine = Engine::new();
         engine.set_option("Hash", Some("1")).unwrap();
+        engine.set_option("TablesCache", Some("")).unwrap();
         for l in &lines {
             if let Ok(cmd) = parse_command(l) {
                 let is_go = matches!(cmd, Command::Go(_));

@@ -154,7 +154,7 @@ fn moves_after_a_variant_fen_include_drops_and_a_bad_fen_is_refused() {
 
 #[test]
 fn the_command_line_solves_a_variant_position() {
-    let out = Command::new(env!("CARGO_BIN_EXE_pnmate"))
+    let out = crate::common::pnmate()
         .args(["solve", "--variant", "atomic", "--json", "--time", "30", "4k3/5p2/8/7Q/8/8/8/4K3 w - - 0 1"])
         .output()
         .unwrap();
@@ -171,7 +171,7 @@ fn a_long_forcing_win_is_found_by_the_far_bound() {
     // checks. The far bound eight rungs above the near one proves it within the budget;
     // four rungs above needed 2.8 million nodes for its first win.
     let fen = "r3r1k1/1p3ppp/p3b3/2b1q3/P5P1/1PP1P2P/1B2QP2/1N2K2R b K - 3+3 3 19";
-    let out = Command::new(env!("CARGO_BIN_EXE_pnmate"))
+    let out = crate::common::pnmate()
         .args(["solve", "--variant", "3check", "--json", "--nodes", "1000000", fen])
         .output()
         .unwrap();
@@ -192,7 +192,7 @@ fn variant_certificates_are_checked_by_pnmate_check_and_a_forged_one_is_refused(
     };
     // `solve --variant VARIANT LIMIT... --proof FILE FEN`, which must succeed; its checker verdict.
     let prove = |variant: &str, limit: [&str; 2], file: &std::path::Path, fen: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_pnmate"))
+        let out = crate::common::pnmate()
             .args(["solve", "--variant", variant])
             .args(limit)
             .args(["--proof", file.to_str().unwrap(), fen])
@@ -242,7 +242,7 @@ fn the_suite_runner_verifies_variant_lines_and_counts_them() {
         "# king of the hill\n7k/8/8/8/8/8/8/K7 w - - 0 1 bm #3;\n7k/8/8/8/8/2K5/8/8 w - - 0 1 bm #2;\nnot a fen bm #1;\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_pnmate"))
+    let out = crate::common::pnmate()
         .args(["epd", "--variant", "kingofthehill", "--time", "20", "--jobs", "1", suite.to_str().unwrap()])
         .output()
         .unwrap();

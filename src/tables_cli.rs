@@ -1,0 +1,186 @@
+//! `pnmate tables`: build, list and verify the exact tables stored on this machine.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Subcommand;
+use indicatif::ProgressBar;
+
+use pnmate::knowledge::exact::{self, DTM_MEN, Material, Origin, Progress, all_materials, closure};
+
+/// What `pnmate tables` does.
+#[derive(Subcommand, Debug)]
+pub enum TablesCommand {
+    /// Build and store the named endings (as KQvKP) with every ending they lead to, or
+    /// every ending of up to --men men; print each table's time and size.
+    Build {
+        /// Endings to build, as KQvKP (either side first).
+        endings: Vec<String>,
+        /// Build every ending of three up to this many men.
+        #[arg(long, value_parser = clap::value_parser!(u8).range(3..=DTM_MEN as i64))]
+        men: Option<u8>,
+    },
+    /// List the tables stored in the cache directory.
+    List,
+    /// Compare every position of the stored tables (or the named endings') with the
+    /// Syzygy WDL tables in DIR; exit status 1 on any disagreement.
+    Verify {
+        /// Syzygy table directories, separated by ':' (';' on Windows).
+        #[arg(long)]
+        syzygy: String,
+        /// Endings to check (default: every stored one Syzygy covers).
+        endings: Vec<String>,
+    },
+}
+
+/// The endings named on the command line, or why one is not an ending.
+fn named(endings: &[String]) -> Result<Vec<Material>, String> {
+    endings
+        .iter()
+        .map(|e| Material::named(e).ok_or_else(|| format!("'{e}' is not an ending of three or four men (as KQvKP)")))
+        .collect()
+}
+
+/// Megabytes, for the listings.
+fn mb(bytes: u64) -> f64 {
+    bytes as f64 / f64::from(1 << 20)
+}
+
+/// Runs `pnmate tables`; returns the exit status.
+pub fn run(command: &TablesCommand) -> i32 {
+    let result = match command {
+        TablesCommand::Build { endings, men } => build(endings, *men),
+        TablesCommand::List => list(),
+        TablesCommand::Verify { syzygy, endings } => verify(syzygy, endings),
+    };
+    result.unwrap_or_else(|e| crate::cli::fail(&e))
+}
+
+fn build(endings: &[String], men: Option<u8>) -> Result<i32, String> {
+    let mut wanted = named(endings)?;
+    if let Some(men) = men {
+        wanted.extend(all_materials(usize::from(men)));
+    }
+    if wanted.is_empty() {
+        return Err("name the endings to build (as KQvKP) or give --men N".into());
+    }
+    let mut order: Vec<Material> = Vec::new();
+    for m in wanted {
+        for sub in closure(m) {
+            if !order.contains(&sub) {
+                order.push(sub);
+            }
+        }
+    }
+    order.sort_by_key(|m| (m.men(), m.pawns()));
+    let store = exact::store();
+    match store.cache() {
+        Some(dir) => eprintln!("storing in {}", dir.display()),
+        None => eprintln!("no cache directory (--tables-cache is empty): the tables are built and dropped"),
+    }
+    let bar = crate::cli::progress_bar(order.len());
+    let (mut built, mut total, mut failed) = (Duration::ZERO, 0u64, 0);
+    for m in order {
+        bar.set_message(m.to_string());
+        let progress = Arc::new(Progress::default());
+        let prepared = with_ticker(&bar, m, &progress, || store.prepare(m, &progress));
+        total += prepared.bytes as u64;
+        let how = match prepared.origin {
+            Origin::Built(took) => {
+                built += took;
+                format!("built in {:>6} ms", took.as_millis())
+            }
+            Origin::Stored => "already stored     ".to_string(),
+        };
+        let place = match &prepared.stored {
+            Ok(_) => String::new(),
+            Err(e) => {
+                failed += 1;
+                format!("  not stored: {e}")
+            }
+        };
+        bar.suspend(|| println!("{:8} {how} {:>7.1} MB{place}", m.to_string(), mb(prepared.bytes as u64)));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    println!("{:.1} MB of tables, {} ms of builds", mb(total), built.as_millis());
+    Ok(if failed > 0 { 1 } else { 0 })
+}
+
+/// Runs `work` with a thread that shows `progress` on `bar` meanwhile.
+fn with_ticker<T>(bar: &ProgressBar, m: Material, progress: &Progress, work: impl FnOnce() -> T) -> T {
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let first = progress.first.load(std::sync::atomic::Ordering::Relaxed);
+                let stage = if first < 1000 {
+                    format!("first pass {}%", first / 10)
+                } else {
+                    format!("ply {}", progress.plies.load(std::sync::atomic::Ordering::Relaxed))
+                };
+                bar.set_message(format!("{m}: {stage}"));
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let out = work();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        out
+    })
+}
+
+fn list() -> Result<i32, String> {
+    let Some(dir) = exact::store().cache() else {
+        return Err("no cache directory (--tables-cache is empty)".into());
+    };
+    let files = match exact::file::list(&dir) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(format!("{}: {e}", dir.display())),
+    };
+    println!("{}", dir.display());
+    let mut total = 0;
+    for (name, material, bytes) in &files {
+        total += bytes;
+        let state = if material.is_some() { "" } else { "  (unusable: built again when needed)" };
+        println!("{name:8} {:>7.1} MB{state}", mb(*bytes));
+    }
+    let usable = files.iter().filter(|f| f.1.is_some()).count();
+    println!("{usable} tables, {:.1} MB", mb(total));
+    Ok(0)
+}
+
+fn verify(syzygy: &str, endings: &[String]) -> Result<i32, String> {
+    let mut tb = shakmaty_syzygy::Tablebase::<shakmaty::Chess>::new();
+    let mut found = 0;
+    for dir in std::env::split_paths(syzygy) {
+        found += tb.add_directory(&dir).map_err(|e| format!("--syzygy {}: {e}", dir.display()))?;
+    }
+    let covered =
+        |m: &Material| std::env::split_paths(syzygy).any(|d| Path::new(&d).join(format!("{m}.rtbw")).is_file());
+    let materials = if endings.is_empty() {
+        let dir = exact::store().cache().ok_or("no cache directory (--tables-cache is empty): name the endings")?;
+        let stored = exact::file::list(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        stored.into_iter().filter_map(|(_, m, _)| m).collect()
+    } else {
+        named(endings)?
+    };
+    let materials: Vec<Material> = materials.into_iter().filter(covered).collect();
+    if materials.is_empty() {
+        return Err(format!("no ending to check: {found} Syzygy files in --syzygy, none for a stored table"));
+    }
+    let (mut compared, mut disagree) = (0, 0);
+    for m in materials {
+        let table = exact::store().wait(m, &|| false).ok_or("the table could not be made")?;
+        let v = exact::verify(&table, &tb);
+        for example in &v.examples {
+            eprintln!("{m}: {example}");
+        }
+        println!("{:8} {:>9} positions  {:>3} disagree", m.to_string(), v.compared, v.disagree);
+        compared += v.compared;
+        disagree += v.disagree;
+    }
+    println!("{compared} positions compared, {disagree} disagree");
+    Ok(if disagree == 0 { 0 } else { 1 })
+}
