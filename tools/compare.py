@@ -27,6 +27,11 @@ man), the game going on until the last move and won there by the claimant, and n
 draw the loser could claim on its turns along the line. Moves a line gives after the
 game has ended are dropped before it is judged.
 
+--fresh starts a new engine process for every position, as a user who starts the engine
+to ask one question does: what the engine does on first contact (allocating its table,
+building or reading its exact tables) counts. An answer (`bestmove`) later than the
+time plus --grace seconds counts as late; claims made after that are not counted.
+
 Needs python-chess (pip install chess). Prints one row per engine; --json writes every
 position's claims.
 """
@@ -205,11 +210,14 @@ class Engine:
             self.process = None
 
 
-def run_engine(command, suite, seconds, hash_mb, threads, syzygy, progress):
-    """Every position's claims by one engine: a list of dicts, in suite order."""
+def run_engine(command, suite, seconds, hash_mb, threads, syzygy, progress, fresh=False):
+    """Every position's claims by one engine: a list of dicts, in suite order. With
+    `fresh`, a new engine process searches each position."""
     engine = Engine(command, hash_mb, threads, syzygy)
     results = []
     for i, (fen, bm) in enumerate(suite):
+        if fresh:
+            engine.close()
         claims, wall = engine.claims(fen, seconds)
         results.append({'fen': fen, 'bm': bm, 'wall': wall,
                         'claims': [(t, m, [mv.uci() for mv in line]) for t, m, line in claims]})
@@ -248,6 +256,8 @@ def main():
     ap.add_argument('--json', help='write every claim here')
     ap.add_argument('--syzygy', help='SyzygyPath for every engine that has the option')
     ap.add_argument('--variant', help="the suite's variant (python-chess's UCI name, e.g. atomic)")
+    ap.add_argument('--fresh', action='store_true', help='a new engine process for every position')
+    ap.add_argument('--grace', type=float, default=0.15, help='seconds past --time before an answer is late')
     args = ap.parse_args()
     if args.variant and args.variant != 'chess':
         use_variant(args.variant)
@@ -260,17 +270,21 @@ def main():
         print('\r' + '  '.join(f'{c} {k}/{n}' for c, k in done.items()), end='', file=sys.stderr)
 
     with ThreadPoolExecutor(args.jobs) as pool:
-        runs = list(pool.map(lambda c: run_engine(c, suite, args.time, args.hash, args.threads, args.syzygy, progress),
-                             args.engine))
+        runs = list(pool.map(lambda c: run_engine(c, suite, args.time, args.hash, args.threads, args.syzygy, progress,
+                                                  args.fresh), args.engine))
     print(file=sys.stderr)
     print(f'{args.epd}: {len(suite)} positions (seed {args.seed}), {args.time:g} s each, '
-          f'{args.threads} thread(s), Hash {args.hash}' + (f', SyzygyPath {args.syzygy}' if args.syzygy else ''))
-    print(f'{"engine":<40} {"found":>6} {"best":>6} {"bad":>5}')
+          f'{args.threads} thread(s), Hash {args.hash}' + (f', SyzygyPath {args.syzygy}' if args.syzygy else '')
+          + (', a new engine per position' if args.fresh else ''))
+    limit = args.time + args.grace
+    print(f'{"engine":<40} {"found":>6} {"best":>6} {"bad":>5} {"late":>5} {"slowest":>8}')
     names = [n for n, _ in runs]
     for command, (name, results) in zip(args.engine, runs):
-        c = tally(results, float('inf'))
+        c = tally(results, limit)
+        late = sum(r['wall'] > limit for r in results)
+        slowest = max(r['wall'] for r in results)
         label = name if names.count(name) == 1 else f'{name} ({command})'
-        print(f'{label[:40]:<40} {c["found"]:>6} {c["best"]:>6} {c["bad"]:>5}')
+        print(f'{label[:40]:<40} {c["found"]:>6} {c["best"]:>6} {c["bad"]:>5} {late:>5} {slowest:>7.2f}s')
     if args.json:
         with open(args.json, 'w') as f:
             json.dump({'epd': args.epd, 'seed': args.seed, 'time': args.time,

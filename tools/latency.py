@@ -6,22 +6,30 @@ this tool measures how soon, which depends on the machine:
   * stop:     `bestmove` after `stop` during `go infinite` (a long mate search);
   * isready:  `readyok` during `go infinite`;
   * hash go:  `bestmove` of `go movetime 300` sent right behind `setoption name Hash
-              value 1024` (the table is faulted in beside the search, not before it).
+              value 1024` (the table is faulted in beside the search, not before it);
+  * build stop, build isready, build quit: `bestmove` after `stop`, `readyok` after
+              `isready`, the process's exit after `quit`, each 0.3 s into `go infinite` on
+              K+Q v K+P in a fresh engine with an empty tables cache directory (its nine
+              exact tables are being built).
 Prints the median and the largest of each over --runs sessions.
 
   python3 tools/latency.py --engine target/release/pnmate --runs 5
 """
 import argparse
+import os
+import shutil
 import statistics
 import subprocess
+import tempfile
 import time
 
 HARD = 'position fen 2N5/p4P2/p4RqP/P2krb2/5RNK/2PPB1P1/3P1pP1/4nQ2 b - - 0 1'
 
 
 class Uci:
-    def __init__(self, command):
-        self.p = subprocess.Popen(command.split(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    def __init__(self, command, env=None):
+        self.p = subprocess.Popen(command.split(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+                                  env=env)
 
     def send(self, line):
         self.p.stdin.write(line + '\n')
@@ -73,14 +81,45 @@ def hash_go_latency(engine):
     return t
 
 
+KQKP = 'position fen 8/2K5/8/8/8/Q7/3p4/5k2 w - - 0 1'
+
+
+def during_build(engine, command, answer):
+    """Seconds from `command` to `answer` 0.3 s into `go infinite` on K+Q v K+P, in a fresh
+    engine with an empty tables cache; `answer` None: the process's exit."""
+    cache = tempfile.mkdtemp(prefix='pnmate-latency-')
+    try:
+        u = Uci(engine, env=dict(os.environ, XDG_CACHE_HOME=cache))
+        u.send(KQKP)
+        u.send('go infinite')
+        time.sleep(0.3)
+        start = time.monotonic()
+        u.send(command)
+        if answer is None:
+            u.p.wait(timeout=30)
+            return time.monotonic() - start
+        t = u.wait_for(answer)
+        if answer != 'bestmove':
+            u.send('stop')
+            u.wait_for('bestmove')
+        u.close()
+        return t
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--engine', default='target/release/pnmate')
     ap.add_argument('--runs', type=int, default=5)
     args = ap.parse_args()
-    for name, measure in [('stop', stop_latency), ('isready', isready_latency), ('hash go', hash_go_latency)]:
+    measures = [('stop', stop_latency), ('isready', isready_latency), ('hash go', hash_go_latency),
+                ('build stop', lambda e: during_build(e, 'stop', 'bestmove')),
+                ('build isready', lambda e: during_build(e, 'isready', 'readyok')),
+                ('build quit', lambda e: during_build(e, 'quit', None))]
+    for name, measure in measures:
         times = [measure(args.engine) for _ in range(args.runs)]
-        print(f'{name:<8} median {1000 * statistics.median(times):8.1f} ms   largest {1000 * max(times):8.1f} ms')
+        print(f'{name:<14} median {1000 * statistics.median(times):8.1f} ms   largest {1000 * max(times):8.1f} ms')
 
 
 if __name__ == '__main__':

@@ -81,7 +81,19 @@ PROBLEMS_HEADING = '## Chess problems\n'
 VARIANT_SEED = 1
 VARIANT_SAMPLE = 100
 VARIANT_LIMIT = 1.0
-VARIANTS_HEADING = '## Variants'
+VARIANTS_HEADING = '## Variants\n'
+
+TABLES_HEADING = '## Exact tables as a user meets them\n'
+TABLES_SEED = 21
+TABLES_SAMPLE = 22
+TABLES_LIMIT = 1.0
+TABLES_SUITES = [
+    ('K+R v K', 'epd/public/KRvK1000pv.epd'),
+    ('K+Q v K+R', 'epd/public/KQvKR1000pv.epd'),
+    ('K+B+B v K', 'epd/public/endgames/KBBvK500pv.epd'),
+    ('K+B+N v K', 'epd/public/endgames/KBNvK500pv.epd'),
+    ('K+Q v K+P', 'epd/public/endgames/KQvKP500pv.epd'),
+]
 
 
 def quiet(*_):
@@ -92,7 +104,7 @@ def variants_section(pnmate, fairy, games):
     """pnmate beside Fairy-Stockfish on each variant suite's sample (atomic: pnmate
     alone), and with `games` the clock games of tools/variant_games.py."""
     import compare
-    out = [VARIANTS_HEADING, '',
+    out = [VARIANTS_HEADING,
            f'Samples of {VARIANT_SAMPLE} positions of each suite in `epd/variants/` (seed {VARIANT_SEED}), '
            f'{VARIANT_LIMIT:g} s a position, 1 thread, Hash 256, both engines side by side, one process each. '
            'A win counts when its line replays on python-chess\'s board of the variant: legal, 2M-1 or 2M '
@@ -132,6 +144,69 @@ def variants_section(pnmate, fairy, games):
     return '\n'.join(out)
 
 
+def replace_section(path, heading, body):
+    """Rewrites the section of `path` under `heading` (up to the next `## ` heading) with
+    `body`, or adds it before the speed section."""
+    with open(path) as f:
+        text = f.read()
+    if heading in text:
+        head, rest = text.split(heading, 1)
+        tail = rest[rest.index('\n## ') + 1:] if '\n## ' in rest else ''
+    else:
+        head, tail = text.split(SPEED_HEADING)[0], SPEED_HEADING + text.split(SPEED_HEADING)[1]
+    with open(path, 'w') as f:
+        f.write(head + body + tail)
+
+
+def tables_section(pnmate):
+    """The exact tables as a user meets them: every table of up to four men built and
+    stored by `pnmate tables build --men 4` (time and size of each), then a fresh engine
+    per position on samples of the 3-4-men suites, cold (an empty cache directory for
+    each suite's run: the tables are built beside the searches) and warm (the stored
+    tables), and how soon `stop`, `isready` and `quit` are answered during a build."""
+    import tempfile
+    import shutil
+    import compare
+    import latency
+    work = tempfile.mkdtemp(prefix='pnmate-results-')
+    stored = os.path.join(work, 'stored')
+    build = subprocess.run([pnmate, '--tables-cache', stored, 'tables', 'build', '--men', '4'],
+                           capture_output=True, text=True).stdout.strip().splitlines()
+    on_disk = sum(os.path.getsize(os.path.join(stored, f)) for f in os.listdir(stored))
+    out = [TABLES_HEADING,
+           'Every table of up to four men, built and stored by `pnmate tables build --men 4` in an empty '
+           f'directory ({on_disk / (1 << 20):.1f} MB on disk when done):', '', '```', *build, '```', '',
+           f'A new engine process for every position (`tools/compare.py --fresh`), {TABLES_SAMPLE} positions of '
+           f'each suite (seed {TABLES_SEED}), `go movetime {TABLES_LIMIT * 1000:g}`, Hash 256, 1 thread. Cold: '
+           'the engine\'s cache directory (`XDG_CACHE_HOME`) is empty when a suite\'s run begins, so the '
+           'tables are built beside the searches and kept for the positions after; warm: the tables stored '
+           'above. Late: a `bestmove` more than 0.15 s after the limit. Slowest: the latest `bestmove`.', '',
+           '| suite | cold found / best / bad | cold late, slowest | warm found / best / bad | warm late, slowest |',
+           '|---|---|---|---|---|']
+    for title, epd in TABLES_SUITES:
+        suite = compare.load(epd, TABLES_SAMPLE, TABLES_SEED)
+        print(f'{title}: {len(suite)} positions, cold and warm', file=sys.stderr)
+        cold_dir = os.path.join(work, 'cold-' + title.replace(' ', '').replace('+', ''))
+        os.makedirs(cold_dir)
+        cells = []
+        for command in [f'env XDG_CACHE_HOME={cold_dir} {pnmate}', f'{pnmate} --tables-cache {stored}']:
+            _, results = compare.run_engine(command, suite, TABLES_LIMIT, 256, 1, None, quiet, fresh=True)
+            c = compare.tally(results, TABLES_LIMIT + 0.15)
+            late = sum(r['wall'] > TABLES_LIMIT + 0.15 for r in results)
+            slowest = max(r['wall'] for r in results)
+            cells += [f'{c["found"]} / {c["best"]} / {c["bad"]}', f'{late}, {slowest:.2f} s']
+        out.append(f'| {title} | ' + ' | '.join(cells) + ' |')
+    out += ['', 'Answers during a build (`python3 tools/latency.py`: 0.3 s into `go infinite` on K+Q v K+P, a '
+            'fresh engine with an empty cache directory, five runs):', '', '```']
+    for name, command, answer in [('stop', 'stop', 'bestmove'), ('isready', 'isready', 'readyok'),
+                                  ('quit', 'quit', None)]:
+        times = [latency.during_build(pnmate, command, answer) for _ in range(5)]
+        out.append(f'{name:<8} median {1000 * sorted(times)[2]:6.1f} ms   largest {1000 * max(times):6.1f} ms')
+    out += ['```', '', '']
+    shutil.rmtree(work, ignore_errors=True)
+    return '\n'.join(out)
+
+
 def problems_section(pnmate, popeye):
     """pnmate beside Popeye on random orthodox problems: tools/popeye_check.py's tables,
     one for each set of PROBLEM_SETS."""
@@ -165,34 +240,20 @@ def main():
     ap.add_argument('--variant-games', action='store_true', help='add the variant clock games (about an hour)')
     ap.add_argument('--popeye', help="Popeye's binary (py): also run the chess problems section")
     ap.add_argument('--problems-only', action='store_true', help='rewrite the chess problems section alone')
+    ap.add_argument('--tables-only', action='store_true', help='rewrite the exact tables section alone')
     args = ap.parse_args()
     results_md = os.path.join(args.out, 'results.md')
     if args.problems_only:
         if not args.popeye:
             sys.exit('--problems-only needs --popeye')
-        with open(results_md) as f:
-            text = f.read()
-        head = text.split(PROBLEMS_HEADING)[0] if PROBLEMS_HEADING in text else text.split(SPEED_HEADING)[0]
-        tail = SPEED_HEADING + text.split(SPEED_HEADING)[1]
-        with open(results_md, 'w') as f:
-            f.write(head + problems_section(args.pnmate, args.popeye) + tail)
-        return
+        return replace_section(results_md, PROBLEMS_HEADING, problems_section(args.pnmate, args.popeye))
     if args.variants_only:
-        with open(results_md) as f:
-            text = f.read()
-        head = text.split(VARIANTS_HEADING)[0] if VARIANTS_HEADING in text else text.split(SPEED_HEADING)[0]
-        rest = text.split(VARIANTS_HEADING)[1] if VARIANTS_HEADING in text else SPEED_HEADING
-        tail = (PROBLEMS_HEADING + rest.split(PROBLEMS_HEADING)[1]) if PROBLEMS_HEADING in rest else \
-            SPEED_HEADING + text.split(SPEED_HEADING)[1]
-        with open(results_md, 'w') as f:
-            f.write(head + variants_section(args.pnmate, args.fairy, args.variant_games) + tail)
-        return
+        return replace_section(results_md, VARIANTS_HEADING,
+                               variants_section(args.pnmate, args.fairy, args.variant_games))
+    if args.tables_only:
+        return replace_section(results_md, TABLES_HEADING, tables_section(args.pnmate))
     if args.speed_only:
-        with open(results_md) as f:
-            head = f.read().split(SPEED_HEADING)[0]
-        with open(results_md, 'w') as f:
-            f.write(head + speed_section(args.pnmate, args.syzygy, args.pgo))
-        return
+        return replace_section(results_md, SPEED_HEADING, speed_section(args.pnmate, args.syzygy, args.pgo))
     from compare import load, run_engine, tally  # python-chess: not needed for the speed section
 
     engines = [args.pnmate, args.stockfish]
@@ -224,7 +285,8 @@ def main():
     draw(curves, {title: size for title, _, size in SUITES}, os.path.join(args.out, 'results.png'))
     with open(results_md, 'w') as f:
         problems = problems_section(args.pnmate, args.popeye) if args.popeye else ''
-        f.write(report(rows, tables) + variants_section(args.pnmate, args.fairy, args.variant_games)
+        f.write(report(rows, tables) + tables_section(args.pnmate)
+                + variants_section(args.pnmate, args.fairy, args.variant_games)
                 + problems + speed_section(args.pnmate, args.syzygy, args.pgo))
     readme_table(rows, 'README.md')
 

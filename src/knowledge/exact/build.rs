@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 use shakmaty::attacks::attacks;
 use shakmaty::{Bitboard, Color, Piece, Role, Square};
 
-use super::file::Bytes;
+use super::mapped::Bytes;
 use super::index::{Layout, Squares, key, on_long_diagonal};
 use super::material::Material;
 use super::moves::{Built, Exits, Placement, Step, ep_capture_legal, hits, moves};

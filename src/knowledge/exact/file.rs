@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::index::Layout;
+use super::mapped::{Bytes, Mapping};
 use super::material::Material;
 use super::table::{DtmTable, Origin};
 
@@ -51,90 +52,6 @@ pub enum StoredError {
     /// The file could not be read.
     #[error("{0}")]
     Io(#[from] std::io::Error),
-}
-
-/// The bytes of a table: built in memory, or mapped from its stored file.
-pub(crate) enum Bytes {
-    Owned(Vec<u8>),
-    Mapped(Mapping),
-}
-
-impl Bytes {
-    pub fn is_mapped(&self) -> bool {
-        matches!(self, Bytes::Mapped(_))
-    }
-}
-
-impl std::ops::Deref for Bytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Bytes::Owned(v) => v,
-            Bytes::Mapped(m) => m.bytes(),
-        }
-    }
-}
-
-/// A file mapped read-only into memory (read into memory where mapping is not available),
-/// seen from byte [`HEADER`] on.
-pub(crate) struct Mapping {
-    #[cfg(unix)]
-    ptr: *mut libc::c_void,
-    #[cfg(unix)]
-    len: usize,
-    #[cfg(not(unix))]
-    data: Vec<u8>,
-}
-
-// The mapping is read-only and private to its table: sharing it between threads is
-// sharing a `&[u8]`.
-unsafe impl Send for Mapping {}
-unsafe impl Sync for Mapping {}
-
-impl Mapping {
-    /// Maps the whole of `file`, whose length is `len` (at least [`HEADER`]).
-    #[cfg(unix)]
-    fn new(file: &File, len: usize) -> std::io::Result<Mapping> {
-        use std::os::unix::io::AsRawFd;
-        // SAFETY: a read-only, private mapping of a file we opened; checked for failure.
-        let ptr =
-            unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, file.as_raw_fd(), 0) };
-        if ptr == libc::MAP_FAILED {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(Mapping { ptr, len })
-    }
-
-    #[cfg(not(unix))]
-    fn new(file: &File, len: usize) -> std::io::Result<Mapping> {
-        let mut data = Vec::with_capacity(len);
-        (&*file).read_to_end(&mut data)?;
-        Ok(Mapping { data })
-    }
-
-    /// The whole file.
-    fn all(&self) -> &[u8] {
-        #[cfg(unix)]
-        // SAFETY: `ptr` maps `len` readable bytes until `drop`. A file truncated under the
-        // mapping would fault; files are only ever replaced by rename, never rewritten.
-        return unsafe { std::slice::from_raw_parts(self.ptr as *const u8, self.len) };
-        #[cfg(not(unix))]
-        return &self.data;
-    }
-
-    fn bytes(&self) -> &[u8] {
-        &self.all()[HEADER..]
-    }
-}
-
-#[cfg(unix)]
-impl Drop for Mapping {
-    fn drop(&mut self) {
-        // SAFETY: unmaps what `new` mapped, once.
-        unsafe {
-            libc::munmap(self.ptr, self.len);
-        }
-    }
 }
 
 /// A 64-bit checksum of `bytes`: four lanes of multiply and shift over 8-byte words, then
@@ -261,7 +178,7 @@ pub fn load(dir: &Path, material: Material) -> Result<DtmTable, StoredError> {
     if head[..48] != expected[..48] || head[56..] != expected[56..] {
         return Err(StoredError::Invalid("of another ending, layout or length"));
     }
-    let mapping = Mapping::new(&file, len)?;
+    let mapping = Mapping::new(&file, len, HEADER)?;
     let sum = u64::from_le_bytes(head[48..56].try_into().expect("eight bytes"));
     if file_checksum(&head, mapping.bytes()) != sum {
         return Err(StoredError::Invalid("its checksum fails"));

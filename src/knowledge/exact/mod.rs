@@ -16,6 +16,7 @@
 pub mod build;
 pub mod file;
 pub(crate) mod index;
+pub(crate) mod mapped;
 pub mod material;
 pub(crate) mod moves;
 pub mod probe;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use shakmaty::{Board, Chess, Color, FromSetup, Piece, Square};
 
-use super::file::Bytes;
+use super::mapped::Bytes;
 use super::index::{Layout, Squares, key};
 use super::material::Material;
 
