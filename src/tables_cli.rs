@@ -124,9 +124,15 @@ fn with_ticker<T>(bar: &ProgressBar, m: Material, progress: &Progress, work: imp
                 std::thread::sleep(Duration::from_millis(100));
             }
         });
-        let out = work();
-        done.store(true, std::sync::atomic::Ordering::Relaxed);
-        out
+        // The ticker stops however the work ends (a panic too, which the scope then raises).
+        struct Done<'a>(&'a std::sync::atomic::AtomicBool);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        let _done = Done(&done);
+        work()
     })
 }
 

@@ -392,10 +392,14 @@ mod tests {
 
     #[test]
     fn an_ending_of_four_men_has_its_longest_mate_from_its_exact_table() {
+        // Once its table is ready (a search that waits for its tables waits for it first).
+        let ready = |n: &Node| exact::begin_search(n.pos.board(), &Limits::waiting());
         let n = node("1k6/4K3/8/1r6/8/5Q2/8/8 w - - 0 1");
+        ready(&n);
         let e = ending(n.pos.board(), Color::White).unwrap();
         assert_eq!((e.long_share, e.far, e.longest_mate), (LONG_SHARE, FarBounds::UpToLongestMate, Some(35)));
         let kbbk = node("8/8/8/3k4/8/8/8/1BB1K3 w - - 0 1");
+        ready(&kbbk);
         assert_eq!(ending(kbbk.pos.board(), Color::White).unwrap().longest_mate, Some(19));
         let five = node("8/8/8/3k4/8/8/7P/1BB1K3 w - - 0 1");
         assert_eq!(ending(five.pos.board(), Color::White).unwrap().longest_mate, None);

@@ -15,10 +15,10 @@ use rustc_hash::FxHashMap;
 use shakmaty::attacks::attacks;
 use shakmaty::{Bitboard, Color, Piece, Role, Square};
 
-use super::mapped::Bytes;
 use super::index::{Layout, Squares, key, on_long_diagonal};
+use super::mapped::Bytes;
 use super::material::Material;
-use super::moves::{Built, Exits, Placement, Step, ep_capture_legal, hits, moves};
+use super::moves::{Built, Exits, Placement, Step, count, ep_capture_legal, hits, moves};
 use super::table::{Code, DtmTable, Origin, before};
 
 /// How far a build has got, for the user to see: the share of the first pass done (in
@@ -75,6 +75,8 @@ struct Builder<'p> {
     buckets: Vec<Vec<u32>>,
     /// En passant nodes by the id of the same placement without the right.
     ep_ids: FxHashMap<u32, u32>,
+    /// Whether both sides have pawns (en passant can occur).
+    both_pawns: bool,
     /// Each en passant node's placement and side to move, from id `2 * size` on.
     ep_nodes: Vec<(Squares, Color)>,
 }
@@ -91,6 +93,9 @@ impl Builder<'_> {
             buckets: vec![Vec::new(); 256],
             ep_ids: FxHashMap::default(),
             ep_nodes: Vec::new(),
+            both_pawns: [Color::White, Color::Black]
+                .iter()
+                .all(|&c| material.men[..material.n].contains(&(c, Role::Pawn))),
         }
     }
 
@@ -119,26 +124,36 @@ impl Builder<'_> {
         let joins = self.joins(!side, &s);
         let t = &self.layout;
         let (mut win, mut draw, mut loss, mut any, mut inside) = (0u8, false, 0u8, false, 0usize);
-        moves(&self.exits, &p, side, ep, |step| {
-            any = true;
-            match step {
-                Step::Inside(cs, ep, i) => {
-                    if joins {
-                        scratch.children.push(t.after_move(index, &s, i, cs) as u32);
-                    } else {
-                        inside += 1;
-                        if ep {
-                            scratch.eps.push(key(t.after_move(index, &s, i, cs), !side));
+        let mut exit = |code: Code| match before(code) {
+            0 => draw = true,
+            v if v % 2 == 0 => win = if win == 0 { v } else { win.min(v) },
+            v => loss = loss.max(v),
+        };
+        if !joins && !ep && !self.both_pawns {
+            // Counted from bitboards: no move is made but captures and promotions.
+            inside = count(&self.exits, &p, side, |code| {
+                any = true;
+                exit(code);
+            }) as usize;
+            any |= inside > 0;
+        } else {
+            moves(&self.exits, &p, side, ep, |step| {
+                any = true;
+                match step {
+                    Step::Inside(cs, ep, i) => {
+                        if joins {
+                            scratch.children.push(t.after_move(index, &s, i, cs) as u32);
+                        } else {
+                            inside += 1;
+                            if ep {
+                                scratch.eps.push(key(t.after_move(index, &s, i, cs), !side));
+                            }
                         }
                     }
+                    Step::Exit(code) => exit(code),
                 }
-                Step::Exit(code) => match before(code) {
-                    0 => draw = true,
-                    v if v % 2 == 0 => win = if win == 0 { v } else { win.min(v) },
-                    v => loss = loss.max(v),
-                },
-            }
-        });
+            });
+        }
         if !any {
             let mated = p.attacked(p.king(side), !side, p.occupied(), usize::MAX);
             return if mated { (0, 0, 1) } else { (0, NEVER, 0) };
@@ -293,7 +308,7 @@ impl Builder<'_> {
                         this.progress.first.store((1000 * done / size).min(1000) as u32, Relaxed);
                     }
                     let s = this.layout.decode(index);
-                    if this.layout.canonical(s) != index {
+                    if !this.layout.is_canonical(index, s) {
                         continue;
                     }
                     let p = Placement { material: &material, s };
@@ -384,13 +399,21 @@ impl Builder<'_> {
     /// predecessors: the nodes given a value, with it.
     fn spread(&self, plies: usize, list: &[u32]) -> Vec<(Code, u32)> {
         let mut found = Vec::new();
-        let mut preds = Vec::with_capacity(64);
-        for &id in list {
-            if usize::from(self.nodes[id as usize].load(Relaxed) as u8) != plies + 1 {
-                continue;
+        let (mut preds, mut batch) = (Vec::with_capacity(64), Vec::with_capacity(1024));
+        // A few nodes' predecessors at a time, their states asked for from memory first:
+        // the states are read at random, and the misses then overlap.
+        for chunk in list.chunks(SPREAD_BATCH) {
+            batch.clear();
+            for &id in chunk {
+                if usize::from(self.nodes[id as usize].load(Relaxed) as u8) == plies + 1 {
+                    self.predecessors(id, &mut preds);
+                    batch.extend_from_slice(&preds);
+                }
             }
-            self.predecessors(id, &mut preds);
-            for &pred in &preds {
+            for &pred in &batch {
+                prefetch(&self.nodes[pred as usize]);
+            }
+            for &pred in &batch {
                 let node = &self.nodes[pred as usize];
                 let mut old = node.load(Relaxed);
                 loop {
@@ -428,6 +451,21 @@ impl Builder<'_> {
         }
         found
     }
+}
+
+/// How many settled nodes [`Builder::spread`] takes at a time.
+const SPREAD_BATCH: usize = 16;
+
+/// Asks for the cache line of `state` ahead of its use.
+#[inline(always)]
+fn prefetch(state: &State) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it reads nothing and faults on nothing.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(std::ptr::from_ref(state).cast::<i8>(), std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = state;
 }
 
 /// Builds the table of `material` from the built tables of the materials its captures

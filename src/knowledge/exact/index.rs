@@ -194,6 +194,21 @@ impl Layout {
         if t & AMBIGUOUS != 0 { a.min(apply(t | 4)) } else { a }
     }
 
+    /// Whether `index`, whose squares are `s` (its [`Layout::decode`]), is the index of its
+    /// placement's class, [`Layout::canonical`]`(s)`: a decoded placement already has its
+    /// kings in place, so only two men alike out of order, or both kings on the diagonal
+    /// with the other men's mirror image numbered lower, make it another's.
+    #[inline]
+    pub fn is_canonical(&self, index: usize, s: Squares) -> bool {
+        if self.sorted(s) != s {
+            return false;
+        }
+        if self.pawnless && KK_TRANSFORM[s[0] as usize][s[1] as usize] & AMBIGUOUS != 0 {
+            return self.canonical(s) == index;
+        }
+        true
+    }
+
     /// Squares with two men alike in ascending order (they may only be the last two).
     #[inline]
     pub fn sorted(&self, mut s: Squares) -> Squares {

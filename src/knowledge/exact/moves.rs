@@ -255,3 +255,104 @@ pub(crate) fn ep_capture_legal(p: &Placement, side: Color) -> bool {
         !after.attacked(ksq, !side, new_occ, j)
     })
 }
+
+/// The legal moves of placement `p` with `side` to move, where neither en passant nor a
+/// double push that allows it can occur (no pawns of both colours): the number of moves
+/// that stay in the material, counted from bitboards of each man's targets cut by check
+/// and pins, and the value code (for the opponent) of each capture and promotion, passed
+/// to `exit`. The same moves [`moves`] lists, without making each one.
+pub(crate) fn count(exits: &Exits, p: &Placement, side: Color, mut exit: impl FnMut(Code)) -> u32 {
+    let m = p.material;
+    let occ = p.occupied();
+    let own = p.by(side);
+    let theirs = occ & !own;
+    let king_index = usize::from(side == Color::Black);
+    let k = Square::new(p.s[king_index].into());
+    let last_rank = if side == Color::White {
+        Bitboard::from_rank(shakmaty::Rank::Eighth)
+    } else {
+        Bitboard::from_rank(shakmaty::Rank::First)
+    };
+    // Checkers, pins (by each opponent slider in line with the king), and every square the
+    // opponent attacks with the king gone (where the king may not step).
+    let (mut checkers, mut attacked) = (Bitboard::EMPTY, Bitboard::EMPTY);
+    let mut pins = [Bitboard::FULL; DTM_MEN];
+    let without_king = occ ^ Bitboard::from(k);
+    for j in (0..m.n).filter(|&j| m.men[j].0 != side) {
+        let role = m.men[j].1;
+        let sq = Square::new(p.s[j].into());
+        let piece = Piece { color: !side, role };
+        attacked |= attacks(sq, piece, without_king);
+        if attacks(sq, piece, occ).contains(k) {
+            checkers |= Bitboard::from(sq);
+        } else if matches!(role, Role::Queen | Role::Rook | Role::Bishop)
+            && attacks(sq, piece, Bitboard::EMPTY).contains(k)
+        {
+            let between = shakmaty::attacks::between(sq, k);
+            let blockers = between & occ;
+            if blockers.count() == 1 && (blockers & own).any() {
+                let pinned = (0..m.n).find(|&i| Bitboard::from(Square::new(p.s[i].into())) == blockers);
+                if let Some(i) = pinned {
+                    pins[i] = between | Bitboard::from(sq);
+                }
+            }
+        }
+    }
+    let man_at = |sq: Square| (2..m.n).find(|&j| p.s[j] == sq as u8);
+    let mut inside = 0;
+    // The king: steps to squares the opponent does not attack.
+    let steps = shakmaty::attacks::king_attacks(k) & !own & !attacked;
+    inside += (steps & !theirs).count() as u32;
+    for t in steps & theirs {
+        let mut after = *p;
+        after.s[king_index] = t as u8;
+        exit(exits.code(Exits::slot(man_at(t), None), &after.s, !side));
+    }
+    if checkers.count() >= 2 {
+        return inside;
+    }
+    // A single check is met by taking the checker or stepping between.
+    let block = match checkers.first() {
+        Some(c) => shakmaty::attacks::between(k, c) | checkers,
+        None => Bitboard::FULL,
+    };
+    let up: i8 = if side == Color::White { 8 } else { -8 };
+    for i in (2..m.n).filter(|&i| m.men[i].0 == side) {
+        let role = m.men[i].1;
+        let from = Square::new(p.s[i].into());
+        let piece = Piece { color: side, role };
+        let mut targets = if role == Role::Pawn {
+            let mut t = attacks(from, piece, occ) & theirs;
+            let one = Square::new((p.s[i] as i8 + up) as u32);
+            if !occ.contains(one) {
+                t |= Bitboard::from(one);
+                let start = if side == Color::White { 1 } else { 6 };
+                if p.s[i] >> 3 == start {
+                    let two = Square::new((p.s[i] as i8 + 2 * up) as u32);
+                    if !occ.contains(two) {
+                        t |= Bitboard::from(two);
+                    }
+                }
+            }
+            t
+        } else {
+            attacks(from, piece, occ) & !own
+        };
+        targets &= block & pins[i];
+        let promotions = if role == Role::Pawn { targets & last_rank } else { Bitboard::EMPTY };
+        inside += (targets & !theirs & !promotions).count() as u32;
+        for t in targets & (theirs | promotions) {
+            let mut after = *p;
+            after.s[i] = t as u8;
+            let captured = man_at(t).filter(|&j| m.men[j].0 != side);
+            if promotions.contains(t) {
+                for r in 0..4 {
+                    exit(exits.code(Exits::slot(captured, Some((i, r))), &after.s, !side));
+                }
+            } else {
+                exit(exits.code(Exits::slot(captured, None), &after.s, !side));
+            }
+        }
+    }
+    inside
+}

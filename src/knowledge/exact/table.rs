@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use shakmaty::{Board, Chess, Color, FromSetup, Piece, Square};
 
-use super::mapped::Bytes;
 use super::index::{Layout, Squares, key};
+use super::mapped::Bytes;
 use super::material::Material;
 
 /// The value code of a position: 0 for a draw (or no legal position), else one more than
@@ -137,7 +137,7 @@ impl DtmTable {
         let material = layout.material;
         for index in 0..layout.size {
             let s = layout.decode(index);
-            if layout.canonical(s) != index {
+            if !layout.is_canonical(index, s) {
                 continue;
             }
             let mut board = Board::empty();
