@@ -29,8 +29,8 @@ pub struct Progress {
     pub first: AtomicU32,
     /// Plies settled by the retrograde passes.
     pub plies: AtomicU32,
-    /// Placements whose first state is known, as the first pass counts them.
-    done: AtomicUsize,
+    /// Placements (or words) whose first state is known, as the first pass counts them.
+    pub(crate) done: AtomicUsize,
 }
 
 /// Lists one node's first state is worked out with, kept for their allocations.
@@ -472,5 +472,11 @@ fn prefetch(state: &State) {
 /// and promotions lead to (all of them must be in `built`), saying how far it has got in
 /// `progress`.
 pub(crate) fn build(material: Material, built: &Built, progress: &Progress) -> DtmTable {
-    Builder::new(material, built, progress).run()
+    super::sweep::build(material, built, progress).unwrap_or_else(|| Builder::new(material, built, progress).run())
+}
+
+/// [`build`] node by node, for every material (the bit-parallel build's reference).
+#[cfg(test)]
+pub(crate) fn build_by_nodes(material: Material, built: &Built) -> DtmTable {
+    Builder::new(material, built, &Progress::default()).run()
 }

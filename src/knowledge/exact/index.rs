@@ -209,6 +209,13 @@ impl Layout {
         true
     }
 
+    /// Whether the kings of `s` are both on the a1-h8 diagonal (without pawns), where a
+    /// placement and its mirror image in the diagonal share a king pair.
+    #[inline]
+    pub fn ambiguous(&self, s: Squares) -> bool {
+        KK_TRANSFORM[s[0] as usize][s[1] as usize] & AMBIGUOUS != 0
+    }
+
     /// Squares with two men alike in ascending order (they may only be the last two).
     #[inline]
     pub fn sorted(&self, mut s: Squares) -> Squares {

@@ -21,6 +21,7 @@ pub mod material;
 pub(crate) mod moves;
 pub mod probe;
 pub mod store;
+pub(crate) mod sweep;
 pub mod table;
 pub mod verify;
 
