@@ -317,11 +317,12 @@ fn end_of_input_finishes_a_finite_search() {
 
 #[test]
 fn after_a_long_ponder_the_move_gets_its_whole_time_from_ponderhit() {
-    // K+Q v K+R without a near mate: the prover proves nothing in its share, and the
-    // fallback must get the rest of the move's time (20 s / 25 = 0.8 s) counted from
-    // ponderhit. Counted from `go`, the second of pondering used it all up, and the
-    // move came after the prover's share and 15 ms of fallback.
-    let fen = "8/8/1r6/2k5/8/7K/4Q3/8 w - - 0 1";
+    // A middlegame: the prover proves nothing in its share, and the fallback must get the
+    // rest of the move's time (20 s / 25 = 0.8 s) counted from ponderhit. Counted from
+    // `go`, the second of pondering used it all up, and the move came after the prover's
+    // share and 15 ms of fallback. (An ending of four men would be proven from its exact
+    // table while pondering.)
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
     let mut s = Session::start();
     s.send(&format!("position fen {fen}"));
     s.send("go ponder wtime 20000 btime 20000");

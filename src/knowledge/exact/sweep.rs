@@ -500,7 +500,7 @@ impl Sweep<'_> {
         plies: usize,
         sides: &[Side; 2],
         fresh: &[usize],
-        exits: &[usize],
+        exits: &[u32],
         sc: &mut Scratch,
     ) -> Vec<(usize, u64)> {
         let side = if k == 0 { Color::White } else { Color::Black };
@@ -518,6 +518,7 @@ impl Sweep<'_> {
             }
         }
         for &pos in exits {
+            let pos = pos as usize;
             sc.exit_now[pos / 64] |= 1 << (pos % 64);
             let g = self.group(pos / 64);
             if sc.marked[g] != stamp {
@@ -547,7 +548,7 @@ impl Sweep<'_> {
             }
         }
         for &pos in exits {
-            sc.exit_now[pos / 64] = 0;
+            sc.exit_now[pos as usize / 64] = 0;
         }
         decided
     }
@@ -565,7 +566,8 @@ impl Sweep<'_> {
         }
         // Which can move, and the captures and promotions: a win or a loss at the ply of
         // its code, each side's positions listed there.
-        let mut pending_exits: Vec<Vec<(usize, usize)>> = vec![Vec::new(); 256];
+        // By side and code: the positions (word and bit, as `64 * word + square`).
+        let mut pending_exits: [Vec<Vec<u32>>; 2] = [vec![Vec::new(); 256], vec![Vec::new(); 256]];
         for (k, &side) in colors.iter().enumerate() {
             let (me, them) = pair(&sides, k);
             let work = |range: std::ops::Range<usize>| {
@@ -583,7 +585,7 @@ impl Sweep<'_> {
                         s[self.n - 1] = b as u8;
                         let byte = self.exit_byte(&s, side);
                         if byte != NO_EXIT {
-                            exits.push((w * 64 + b, byte));
+                            exits.push(((w * 64 + b) as u32, byte));
                         }
                     }
                     let mobile = self.gather(side, w, |x| them.legal[x]);
@@ -605,17 +607,17 @@ impl Sweep<'_> {
             let me = &mut sides[k];
             let mut has_exit = vec![0u64; words];
             for &(pos, byte) in low.0.iter().chain(&high.0) {
-                let (w, bit) = (pos / 64, 1u64 << (pos % 64));
+                let (w, bit) = (pos as usize / 64, 1u64 << (pos % 64));
                 has_exit[w] |= bit;
                 match byte {
                     DRAW_EXIT => me.unlosable[w] |= bit,
                     b if b % 2 == 0 => {
                         me.unlosable[w] |= bit;
-                        pending_exits[b as usize].push((k, pos));
+                        pending_exits[k][b as usize].push(pos);
                     }
                     b => {
                         me.floor_ahead[w] |= bit;
-                        pending_exits[b as usize].push((k, pos));
+                        pending_exits[k][b as usize].push(pos);
                     }
                 }
             }
@@ -646,14 +648,12 @@ impl Sweep<'_> {
             self.progress.plies.store(plies as u32, Relaxed);
             let code = (plies + 1) as Code;
             let win = plies % 2 == 1;
-            let exits: [Vec<usize>; 2] = [0, 1].map(|k| {
-                pending_exits[code as usize].iter().filter(|&&(kk, _)| kk == k).map(|&(_, pos)| pos).collect()
-            });
+            let exits: [Vec<u32>; 2] = [0, 1].map(|k| std::mem::take(&mut pending_exits[k][code as usize]));
             if !win {
                 // Captures and promotions that lose by this ply no longer hold a loss back.
                 for (k, positions) in exits.iter().enumerate() {
                     for &pos in positions {
-                        sides[k].floor_ahead[pos / 64] &= !(1 << (pos % 64));
+                        sides[k].floor_ahead[pos as usize / 64] &= !(1 << (pos % 64));
                     }
                 }
             }
@@ -690,7 +690,7 @@ impl Sweep<'_> {
                     }
                 }
             }
-            let later = pending_exits[code as usize + 1..].iter().any(|p| !p.is_empty());
+            let later = pending_exits.iter().any(|side| side[code as usize + 1..].iter().any(|p| !p.is_empty()));
             if !changed && !later && plies > 1 {
                 break;
             }
