@@ -9,7 +9,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use pnmate::bench::micro::{Fixture, check_count, evasions_of_checks, legal_move_count, mates_among, pick};
 use pnmate::chess::mate_len::{MateRange, Plies};
 use pnmate::chess::movecode::MoveCode;
-use pnmate::tt::{Record, Table};
+use pnmate::tt::{Record, TranspositionTable};
 use shakmaty::{Move, Position};
 
 /// Positions of the kinds the prover meets: a middlegame, a K+Q v K+R ending, a K+B+N v
@@ -74,7 +74,7 @@ fn aggregation(c: &mut Criterion) {
 fn table(c: &mut Criterion) {
     // A 256 MB table and a million keys, an entry stored for every 8th: a pass over the
     // keys touches 64 MB, so probes miss the caches as the search's do.
-    let tt = Table::new(256);
+    let tt = TranspositionTable::new(256);
     let record = Record { bound: Plies::new(9), pn: 3, dn: 5, mate: MateRange::UNKNOWN, work: 1, best: MoveCode::NONE };
     let keys: Vec<u64> = (1..=1u64 << 20).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
     for &k in keys.iter().step_by(8) {

@@ -10,9 +10,9 @@ use shakmaty::Position;
 
 use crate::chess::position::parse_fen;
 use crate::dfpn::monitor::{Control, Monitor};
-use crate::knowledge::tablebase::Tables;
-use crate::search::{Event, Params, Search, SolveLimits, solve};
-use crate::tt::Table;
+use crate::knowledge::tablebase::SyzygyTables;
+use crate::search::{Budget, Event, Params, Search, solve};
+use crate::tt::TranspositionTable;
 
 /// Default node limit per position.
 pub const DEFAULT_NODES: u64 = 400_000;
@@ -65,7 +65,7 @@ pub fn run(nodes: u64) -> BenchResult {
 /// then with them loaded, three times each in turn: what loading tables costs a search
 /// that starts outside them. The node counts differ where a search reaches positions the
 /// tables cover (after captures).
-pub fn outside_tables(nodes: u64, tables: &Arc<Tables>) -> [Vec<BenchResult>; 2] {
+pub fn outside_tables(nodes: u64, tables: &Arc<SyzygyTables>) -> [Vec<BenchResult>; 2] {
     let outside: Vec<&str> = POSITIONS
         .iter()
         .copied()
@@ -113,7 +113,7 @@ pub struct FirstProof {
 
 /// Searches each of [`LONG_MATES`] from an empty table, one thread, until its first proof.
 pub fn long_mates() -> Vec<FirstProof> {
-    let mut tt = Table::new(LONG_HASH_MB);
+    let mut tt = TranspositionTable::new(LONG_HASH_MB);
     tt.finish_touching();
     LONG_MATES
         .iter()
@@ -124,7 +124,7 @@ pub fn long_mates() -> Vec<FirstProof> {
         .collect()
 }
 
-fn first_proof(name: &'static str, fen: &str, tt: &Table) -> FirstProof {
+fn first_proof(name: &'static str, fen: &str, tt: &TranspositionTable) -> FirstProof {
     let pos = parse_fen(fen).expect("bench positions are valid");
     let control = Control::new();
     let mut monitor = Monitor::new(Arc::clone(&control), Some(LONG_NODE_LIMIT));
@@ -164,20 +164,20 @@ pub mod micro {
     use crate::dfpn::query::Keys;
     use crate::dfpn::tree::{Cycles, RootMoves, Tree};
     use crate::knowledge::{Know, Knowledge};
-    use crate::tt::Table;
+    use crate::tt::TranspositionTable;
 
     /// A position, the attacker (its side to move) and an empty table.
     pub struct Fixture {
         node: Node,
         attacker: Color,
-        tt: Table,
+        tt: TranspositionTable,
     }
 
     impl Fixture {
         /// The fixture of `fen`, whose side to move attacks (a valid FEN).
         pub fn new(fen: &str) -> Fixture {
             let pos = parse_fen(fen).expect("a valid FEN");
-            Fixture { attacker: pos.turn(), node: Node::new(pos), tt: Table::new(1) }
+            Fixture { attacker: pos.turn(), node: Node::new(pos), tt: TranspositionTable::new(1) }
         }
 
         /// The position.
@@ -199,7 +199,7 @@ pub mod micro {
             };
             let mut monitor = Monitor::new(Control::new(), None);
             let mut knowledge = Knowledge::new(self.attacker, None);
-            knowledge.begin_call(self.node.pos.board(), crate::knowledge::Limits::default());
+            knowledge.begin_call(self.node.pos.board(), crate::knowledge::SearchLimits::default());
             let mut set_aside = SetAside::default();
             set_aside.begin();
             let mut expander =
@@ -261,8 +261,8 @@ pub mod micro {
     }
 }
 
-fn run_positions(positions: &[&str], nodes: u64, tables: Option<&Arc<Tables>>) -> BenchResult {
-    let mut tt = Table::new(BENCH_HASH_MB);
+fn run_positions(positions: &[&str], nodes: u64, tables: Option<&Arc<SyzygyTables>>) -> BenchResult {
+    let mut tt = TranspositionTable::new(BENCH_HASH_MB);
     tt.finish_touching(); // the timing starts with the table in memory
     let mut total = 0;
     let building = crate::knowledge::exact::store().waiting_time();
@@ -270,7 +270,7 @@ fn run_positions(positions: &[&str], nodes: u64, tables: Option<&Arc<Tables>>) -
     for fen in positions {
         let pos = parse_fen(fen).expect("bench positions are valid");
         tt.clear();
-        let limits = SolveLimits { nodes: Some(nodes), time: None };
+        let limits = Budget { nodes: Some(nodes), time: None };
         let params = Params { tables: tables.cloned(), ..Params::default() };
         let (_, stats) = solve(&pos, params, limits, &tt, &mut |_| {});
         total += stats.nodes;

@@ -12,12 +12,12 @@ use pnmate::chess::game::Game;
 use pnmate::chess::position::{parse_fen, san_line, to_fen, uci_for};
 use pnmate::dfpn::Expand;
 use pnmate::epd::{EpdEntry, Judgement, LENGTH_BANDS, parse_line, parse_variant_line};
-use pnmate::proof::certify::CertLimits;
-use pnmate::search::{Event, Params, SolveLimits, solve};
+use pnmate::proof::certify::CertBudget;
+use pnmate::search::{Budget, Event, Params, solve};
 use pnmate::suite::{PositionResult, RunSettings, Summary, run};
-use pnmate::tablebase::Tables;
+use pnmate::tablebase::SyzygyTables;
 use pnmate::variant::{VARIANT_NAMES, parse_variant_fen, variant_named};
-use pnmate::{MateBound, Outcome, Table};
+use pnmate::{MateBound, Outcome, TranspositionTable};
 use shakmaty::variant::Variant;
 
 /// pnmate: a proof-number mate prover. Without a subcommand it speaks UCI on stdin/stdout.
@@ -45,7 +45,7 @@ pub enum Command {
     /// Build, list or verify the exact tables of endings of up to four men stored on this
     /// machine.
     #[command(subcommand)]
-    Tables(crate::tables_cli::TablesCommand),
+    SyzygyTables(crate::tables_cli::TablesCommand),
     /// Search fixed positions to a fixed node limit; print "<nodes> nodes <nps> nps".
     Bench {
         /// Node limit per position.
@@ -90,9 +90,9 @@ pub fn seconds(s: Option<f64>) -> Result<Option<Duration>, String> {
 
 /// Loads the tables of `--syzygy`, saying on stderr what it found; an error when the
 /// option names no readable table.
-fn load_tables(paths: Option<&str>) -> Result<Option<Arc<Tables>>, String> {
+fn load_tables(paths: Option<&str>) -> Result<Option<Arc<SyzygyTables>>, String> {
     let Some(paths) = paths else { return Ok(None) };
-    let (tables, loaded) = Tables::load(paths, usize::MAX);
+    let (tables, loaded) = SyzygyTables::load(paths, usize::MAX);
     for problem in &loaded.problems {
         eprintln!("{problem}");
     }
@@ -209,11 +209,11 @@ fn solve_in<G: Expand>(args: &SolveArgs, pos: G, words: Words) -> i32 {
         Err(e) => return fail(&e),
     };
     let tables = unused_in_variants(tables, words);
-    let mut tt = Table::new(hash);
+    let mut tt = TranspositionTable::new(hash);
     tt.finish_touching(); // the time limit starts with the table in memory
     if all {
         let params = Params { mate: MateBound::new(mate.unwrap_or(1).into()), threads, tables, ..Params::default() };
-        return run_all_keys(&pos, params, SolveLimits { nodes, time }, &tt, json, words);
+        return run_all_keys(&pos, params, Budget { nodes, time }, &tt, json, words);
     }
     let mut on_event = |e: Event| {
         if json {
@@ -236,14 +236,14 @@ fn solve_in<G: Expand>(args: &SolveArgs, pos: G, words: Words) -> i32 {
         tables: tables.clone(),
         ..Params::default()
     };
-    let limits = SolveLimits { nodes, time };
+    let limits = Budget { nodes, time };
     // Deep bounds recurse deeply: search on a thread with a large stack.
     let searched = std::thread::scope(|scope| {
         pnmate::search::search_thread("pnmate-solve")
             .spawn_scoped(scope, || {
                 let (outcome, stats) = solve(&pos, params, limits, &tt, &mut on_event);
                 let written = proof.as_ref().map(|path| {
-                    outcome.certify(&pos, &tt, CertLimits::default(), tables.as_deref()).and_then(|c| c.write(path))
+                    outcome.certify(&pos, &tt, CertBudget::default(), tables.as_deref()).and_then(|c| c.write(path))
                 });
                 (outcome, stats, written)
             })
@@ -332,7 +332,7 @@ fn solve_in<G: Expand>(args: &SolveArgs, pos: G, words: Words) -> i32 {
 }
 
 /// The tables, unless the game is a variant: then a note says they are not used.
-fn unused_in_variants(tables: Option<Arc<Tables>>, words: Words) -> Option<Arc<Tables>> {
+fn unused_in_variants(tables: Option<Arc<SyzygyTables>>, words: Words) -> Option<Arc<SyzygyTables>> {
     match (tables, words.variant) {
         (Some(_), Some(v)) => {
             eprintln!("--syzygy: the tables are not used in {v} (chess only)");
@@ -343,7 +343,14 @@ fn unused_in_variants(tables: Option<Arc<Tables>>, words: Words) -> Option<Arc<T
 }
 
 /// `solve --all`: every first move that mates within `mate`, with its proven length.
-fn run_all_keys<G: Expand>(pos: &G, params: Params, limits: SolveLimits, tt: &Table, json: bool, words: Words) -> i32 {
+fn run_all_keys<G: Expand>(
+    pos: &G,
+    params: Params,
+    limits: Budget,
+    tt: &TranspositionTable,
+    json: bool,
+    words: Words,
+) -> i32 {
     use pnmate::dfpn::monitor::Control;
     use pnmate::search::multipv::rank_moves;
     let mate = params.mate.map_or(0, |m| m.moves());
@@ -598,7 +605,7 @@ fn epd_in<G: Expand>(
     };
     let settings = RunSettings {
         tables,
-        limits: SolveLimits { nodes: args.nodes, time },
+        limits: Budget { nodes: args.nodes, time },
         hash: args.hash,
         jobs,
         threads: args.threads,

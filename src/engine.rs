@@ -25,12 +25,12 @@ use crate::dfpn::monitor::{Control, Monitor, Progress};
 use crate::error::{OptionError, SetupError, UciError};
 use crate::fallback::{self, AlphaBeta, choose_move};
 use crate::knowledge::exact;
-use crate::knowledge::tablebase::Tables;
-use crate::limits::Limits;
+use crate::knowledge::tablebase::SyzygyTables;
+use crate::limits::GoLimits;
 use crate::options::{OPTIONS, OptionId, Setting, find as find_option};
 use crate::search::multipv::{MoveResult, rank_moves};
 use crate::search::{Event, Outcome, Params, Search, Stats, search_thread, tbhits};
-use crate::tt::Table;
+use crate::tt::TranspositionTable;
 use crate::variant::{parse_variant_fen, variant_named};
 
 /// How long `isready` waits for a new table's pages to be faulted in. A client may send
@@ -166,7 +166,7 @@ type PonderState = Arc<Mutex<Ponder>>;
 /// proven (at least half of it); in clock play a share, since the game goes on with the
 /// fallback's move when no mate is proven; under `go depth` alone half, since the
 /// fallback's depth is asked for as well. Decided once at `go`, pondering or not.
-fn prover_time(limits: &Limits, budget: Duration) -> Duration {
+fn prover_time(limits: &GoLimits, budget: Duration) -> Duration {
     let clock_game = limits.clock.is_some() && limits.movetime.is_none();
     let depth_only = limits.depth.is_some() && limits.clock.is_none() && limits.movetime.is_none();
     if clock_game {
@@ -197,9 +197,9 @@ pub struct Engine {
     repeated: Vec<Chess>,
     /// Why the last `position` was rejected, until a valid one arrives.
     position_error: Option<SetupError>,
-    tt: Arc<Table>,
+    tt: Arc<TranspositionTable>,
     /// The fallback's table, kept between the moves of a game like the prover's.
-    fallback_tt: Arc<Mutex<fallback::Table>>,
+    fallback_tt: Arc<Mutex<fallback::ScoreTable>>,
     settings: Settings,
     /// The tablebases (the SyzygyPath and SyzygyProbeLimit options).
     syzygy: Syzygy,
@@ -213,7 +213,7 @@ pub struct Engine {
 struct Syzygy {
     path: String,
     probe_limit: usize,
-    tables: Option<Arc<Tables>>,
+    tables: Option<Arc<SyzygyTables>>,
 }
 
 impl Default for Engine {
@@ -231,8 +231,8 @@ impl Engine {
             history: Vec::new(),
             repeated: Vec::new(),
             position_error: None,
-            tt: Arc::new(Table::new(1)),
-            fallback_tt: Arc::new(Mutex::new(fallback::Table::new())),
+            tt: Arc::new(TranspositionTable::new(1)),
+            fallback_tt: Arc::new(Mutex::new(fallback::ScoreTable::new())),
             settings: Settings {
                 threads: 1,
                 move_overhead: Duration::ZERO,
@@ -358,7 +358,7 @@ impl Engine {
     fn load_tables(&mut self) -> Option<String> {
         self.stop();
         let _ = self.wait();
-        let (tables, loaded) = Tables::load(&self.syzygy.path, self.syzygy.probe_limit);
+        let (tables, loaded) = SyzygyTables::load(&self.syzygy.path, self.syzygy.probe_limit);
         self.syzygy.tables = tables;
         // The option reads `<empty>` as the empty string.
         if self.syzygy.path.trim().is_empty() {
@@ -372,11 +372,11 @@ impl Engine {
 
     /// The table, for exclusive use between searches (after [`Engine::stop`] and
     /// [`Engine::wait`]).
-    fn table_mut(&mut self) -> &mut Table {
+    fn table_mut(&mut self) -> &mut TranspositionTable {
         if Arc::get_mut(&mut self.tt).is_none() {
             // Only a search thread shares the table, and it has ended; should one still
             // hold it, the engine goes on with a fresh table of the same size.
-            self.tt = Arc::new(Table::new(self.tt.size_mb()));
+            self.tt = Arc::new(TranspositionTable::new(self.tt.size_mb()));
         }
         Arc::get_mut(&mut self.tt).expect("the table is not shared")
     }
@@ -463,7 +463,7 @@ impl Engine {
 
     /// Starts a search; returns at once. A running search is stopped first; it still ends
     /// with its own bestmove, before this one's.
-    pub fn go(&mut self, limits: Limits, sink: Sink) {
+    pub fn go(&mut self, limits: GoLimits, sink: Sink) {
         let previous = self.running.take().map(|r| {
             r.control.stop();
             r.handle
@@ -625,18 +625,18 @@ struct Job {
     root: Result<Root, SetupError>,
     history: Vec<u64>,
     repeated: Vec<Chess>,
-    tt: Arc<Table>,
-    fallback_tt: Arc<Mutex<fallback::Table>>,
+    tt: Arc<TranspositionTable>,
+    fallback_tt: Arc<Mutex<fallback::ScoreTable>>,
     control: Arc<Control>,
     ponder: PonderState,
     /// The move's time (None: no time limit).
     budget: Option<Duration>,
     /// The prover's part of `budget` ([`prover_time`]), decided at `go`.
     prover_time: Option<Duration>,
-    limits: Limits,
+    limits: GoLimits,
     threads: usize,
     multipv: usize,
-    tables: Option<Arc<Tables>>,
+    tables: Option<Arc<SyzygyTables>>,
     /// The tables' probe count when the job was made.
     tbhits_before: u64,
     sink: Sink,
@@ -1017,13 +1017,13 @@ mod tests {
             root: Ok(Root::Chess(Chess::default())),
             history: Vec::new(),
             repeated: Vec::new(),
-            tt: Arc::new(Table::new(1)),
-            fallback_tt: Arc::new(Mutex::new(fallback::Table::new())),
+            tt: Arc::new(TranspositionTable::new(1)),
+            fallback_tt: Arc::new(Mutex::new(fallback::ScoreTable::new())),
             control: Control::new(),
             ponder: Arc::new(Mutex::new(Ponder::Off)),
             budget: None,
             prover_time: None,
-            limits: Limits::default(),
+            limits: GoLimits::default(),
             threads: 1,
             multipv: 1,
             tables: None,
@@ -1037,19 +1037,22 @@ mod tests {
     #[test]
     fn under_a_fixed_time_the_prover_leaves_the_fallback_only_its_minimum() {
         let ms = Duration::from_millis;
-        let fixed = Limits { movetime: Some(ms(1000)), ..Limits::default() };
+        let fixed = GoLimits { movetime: Some(ms(1000)), ..GoLimits::default() };
         let budget = fixed.time_budget(shakmaty::Color::White, ms(30)).unwrap();
         assert_eq!(budget, ms(970));
         assert_eq!(prover_time(&fixed, budget), ms(970) - FALLBACK_AFTER_STOP);
         // A short budget keeps half for the fallback's move.
         assert_eq!(prover_time(&fixed, ms(20)), ms(10));
-        let mate =
-            Limits { mate: crate::chess::mate_len::MateBound::new(5), movetime: Some(ms(1000)), ..Limits::default() };
+        let mate = GoLimits {
+            mate: crate::chess::mate_len::MateBound::new(5),
+            movetime: Some(ms(1000)),
+            ..GoLimits::default()
+        };
         assert_eq!(prover_time(&mate, budget), ms(970) - FALLBACK_AFTER_STOP);
         let clock = crate::limits::Clock { wtime: Some(ms(60_000)), ..Default::default() };
-        let game = Limits { clock: Some(clock), ..Limits::default() };
+        let game = GoLimits { clock: Some(clock), ..GoLimits::default() };
         assert_eq!(prover_time(&game, ms(1000)), ms(400));
-        let depth = Limits { depth: Some(12), ..Limits::default() };
+        let depth = GoLimits { depth: Some(12), ..GoLimits::default() };
         assert_eq!(prover_time(&depth, ms(1000)), ms(500));
     }
 

@@ -217,24 +217,24 @@ struct Slot {
 /// game, so each move starts from what the last one learned; `choose_move` without one
 /// uses a fresh one.
 #[derive(Default)]
-pub struct Table {
+pub struct ScoreTable {
     slots: Vec<Slot>,
 }
 
-impl Table {
+impl ScoreTable {
     /// The most slots a table gets (12 MB).
     const MAX_SLOTS: usize = 1 << 19;
 
     /// An empty table; its slots are allocated on first use.
-    pub fn new() -> Table {
-        Table::default()
+    pub fn new() -> ScoreTable {
+        ScoreTable::default()
     }
 
     /// Grows the table (emptying it) when a search of `time` would want more slots: about
     /// the nodes it can visit, within 2^10..2^19 slots, so that a 5 ms look allocates
     /// little.
     fn reserve(&mut self, time: Duration) {
-        let wanted = (time.as_millis() as usize).saturating_mul(2000).clamp(1 << 10, Table::MAX_SLOTS);
+        let wanted = (time.as_millis() as usize).saturating_mul(2000).clamp(1 << 10, ScoreTable::MAX_SLOTS);
         let len = wanted.next_power_of_two();
         if self.slots.len() < len {
             self.slots = vec![Slot::default(); len];
@@ -304,7 +304,7 @@ pub struct Choice {
 }
 
 struct Fallback<'a> {
-    table: &'a mut Table,
+    table: &'a mut ScoreTable,
     deadline: Instant,
     control: Option<&'a Control>,
     /// Nodes the search had counted before the fallback started (for progress reports).
@@ -676,9 +676,9 @@ pub fn choose_move<G: AlphaBeta>(
     time: Duration,
     max_depth: u32,
     control: Option<&Control>,
-    table: Option<&mut Table>,
+    table: Option<&mut ScoreTable>,
 ) -> Option<Choice> {
-    let mut fresh = Table::new();
+    let mut fresh = ScoreTable::new();
     let table = table.unwrap_or(&mut fresh);
     table.reserve(time);
     let mut root: Vec<Move> =
@@ -921,8 +921,9 @@ mod tests {
         // The same fixed-depth search twice: the second one starts from the first one's
         // table and needs far fewer nodes (a game's next move profits the same way).
         let pos = parse_fen("8/8/1r6/2k5/8/7K/4Q3/8 w - - 0 1").unwrap();
-        let mut table = Table::new();
-        let search = |t: &mut Table| choose_move(&pos, &[], &[], Duration::from_secs(60), 8, None, Some(t)).unwrap();
+        let mut table = ScoreTable::new();
+        let search =
+            |t: &mut ScoreTable| choose_move(&pos, &[], &[], Duration::from_secs(60), 8, None, Some(t)).unwrap();
         let first = search(&mut table);
         let second = search(&mut table);
         assert_eq!(first.depth, 8);

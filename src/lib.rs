@@ -28,4 +28,4 @@ pub use chess::mate_len::{MateBound, MateLen};
 pub use error::{EpdError, SetupError, UciError};
 pub use knowledge::tablebase;
 pub use search::{Event, Outcome, Params, Stats};
-pub use tt::Table;
+pub use tt::TranspositionTable;

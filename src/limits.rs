@@ -27,11 +27,11 @@ pub struct Clock {
 
 /// Everything a `go` command can ask for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Limits {
+pub struct GoLimits {
     /// Mate bound (`go mate N`).
     pub mate: Option<MateBound>,
     /// `go depth D`, in plies: the prover's mate bound (when no `mate` is given) and the
-    /// fallback's depth, within a time that grows with D (see [`Limits::time_budget`]).
+    /// fallback's depth, within a time that grows with D (see [`GoLimits::time_budget`]).
     pub depth: Option<u64>,
     /// Node limit.
     pub nodes: Option<u64>,
@@ -47,7 +47,7 @@ pub struct Limits {
     pub searchmoves: Vec<String>,
 }
 
-impl Limits {
+impl GoLimits {
     /// The mate bound in moves the prover gets: `mate`, else the moves that fit in `depth`
     /// plies (a mate in M takes 2M - 1 plies: M = ceil(D / 2)), else none.
     pub fn mate_bound(&self) -> Option<MateBound> {
@@ -84,7 +84,7 @@ impl Limits {
             Some(share.min(usable / 3).max(Duration::from_millis(1)).min(usable.max(Duration::from_millis(1))))
         });
         let from_movetime = self.movetime.map(|t| t.saturating_sub(overhead.min(t / 2)));
-        let from_depth = self.depth.filter(|_| !self.infinite && !self.ponder).map(Limits::depth_time);
+        let from_depth = self.depth.filter(|_| !self.infinite && !self.ponder).map(GoLimits::depth_time);
         [from_clock, from_movetime, from_depth].into_iter().flatten().min()
     }
 }
@@ -96,7 +96,7 @@ mod tests {
     #[test]
     fn clock_budget_never_exceeds_the_time_left() {
         let ms = Duration::from_millis;
-        let l = Limits {
+        let l = GoLimits {
             clock: Some(Clock {
                 wtime: Some(ms(1000)),
                 btime: Some(ms(60_000)),
@@ -104,44 +104,44 @@ mod tests {
                 binc: ms(1000),
                 movestogo: None,
             }),
-            ..Limits::default()
+            ..GoLimits::default()
         };
         let w = l.time_budget(Color::White, ms(50)).unwrap();
         assert!(w <= ms(950 / 3) && w >= ms(1), "{w:?}");
         let b = l.time_budget(Color::Black, ms(50)).unwrap();
         assert!(b > ms(2000) && b < ms(20_000), "{b:?}");
-        let tiny = Limits { clock: Some(Clock { wtime: Some(ms(10)), ..Clock::default() }), ..Limits::default() };
+        let tiny = GoLimits { clock: Some(Clock { wtime: Some(ms(10)), ..Clock::default() }), ..GoLimits::default() };
         assert_eq!(tiny.time_budget(Color::White, ms(50)), Some(ms(1)));
-        assert_eq!(Limits::default().time_budget(Color::White, ms(50)), None);
-        let mt = Limits { movetime: Some(ms(1000)), ..Limits::default() };
+        assert_eq!(GoLimits::default().time_budget(Color::White, ms(50)), None);
+        let mt = GoLimits { movetime: Some(ms(1000)), ..GoLimits::default() };
         assert_eq!(mt.time_budget(Color::White, ms(50)), Some(ms(950)));
     }
 
     #[test]
     fn mate_bound_prefers_mate_over_depth() {
-        let l = Limits { mate: MateBound::new(3), depth: Some(9), ..Limits::default() };
+        let l = GoLimits { mate: MateBound::new(3), depth: Some(9), ..GoLimits::default() };
         assert_eq!(l.mate_bound(), MateBound::new(3));
-        let l = Limits { depth: Some(100_000), ..Limits::default() };
+        let l = GoLimits { depth: Some(100_000), ..GoLimits::default() };
         assert_eq!(l.mate_bound(), Some(MateBound::LONGEST));
         // Depth is plies: a mate within 9 plies is a mate in at most 5 moves.
-        let l = Limits { depth: Some(9), ..Limits::default() };
+        let l = GoLimits { depth: Some(9), ..GoLimits::default() };
         assert_eq!((l.mate_bound(), l.fallback_depth()), (MateBound::new(5), 9));
         assert_eq!(MateBound::new(0), None);
         assert_eq!(MateBound::new(u64::MAX), Some(MateBound::LONGEST));
-        assert_eq!(Limits::default().fallback_depth(), DEFAULT_FALLBACK_DEPTH);
+        assert_eq!(GoLimits::default().fallback_depth(), DEFAULT_FALLBACK_DEPTH);
     }
 
     #[test]
     fn go_depth_always_has_a_time_limit_that_grows_with_depth() {
-        let budget = |d| Limits { depth: Some(d), ..Limits::default() }.time_budget(Color::White, Duration::ZERO);
+        let budget = |d| GoLimits { depth: Some(d), ..GoLimits::default() }.time_budget(Color::White, Duration::ZERO);
         assert_eq!(budget(0), Some(Duration::from_millis(10)));
         let (d10, d20) = (budget(10).unwrap(), budget(20).unwrap());
         assert!(d10 > Duration::from_millis(100) && d10 < Duration::from_millis(200), "{d10:?}");
         assert!(d20 > Duration::from_millis(1500) && d20 < Duration::from_millis(2500), "{d20:?}");
         assert_eq!(budget(u64::MAX), Some(Duration::from_secs(3600)));
-        let infinite = Limits { depth: Some(20), infinite: true, ..Limits::default() };
+        let infinite = GoLimits { depth: Some(20), infinite: true, ..GoLimits::default() };
         assert_eq!(infinite.time_budget(Color::White, Duration::ZERO), None);
-        let movetime = Limits { depth: Some(40), movetime: Some(Duration::from_millis(300)), ..Limits::default() };
+        let movetime = GoLimits { depth: Some(40), movetime: Some(Duration::from_millis(300)), ..GoLimits::default() };
         assert_eq!(movetime.time_budget(Color::White, Duration::ZERO), Some(Duration::from_millis(300)));
     }
 }

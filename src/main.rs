@@ -24,7 +24,7 @@ fn main() {
             pnmate::uci::run(std::io::stdin().lock(), out, if args.tables_cache.is_some() { &options } else { &[] });
             0
         }
-        Some(cli::Command::Tables(command)) => tables_cli::run(&command),
+        Some(cli::Command::SyzygyTables(command)) => tables_cli::run(&command),
         Some(cli::Command::Solve(args)) => cli::run_solve(&args),
         Some(cli::Command::Epd(args)) => cli::run_epd(&args),
         Some(cli::Command::Problem(args)) => problem_cli::run_file(&args),

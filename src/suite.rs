@@ -14,13 +14,13 @@ use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::Control;
 use crate::epd::{EpdEntry, Judgement, LENGTH_BANDS, band, judge};
 use crate::error::CertError;
-use crate::knowledge::tablebase::Tables;
+use crate::knowledge::tablebase::SyzygyTables;
 use crate::proof::Written;
-use crate::proof::certify::CertLimits;
+use crate::proof::certify::CertBudget;
 use crate::search::Outcome;
 use crate::search::multipv::{MoveResult, rank_moves};
-use crate::search::{Params, SolveLimits, search_thread, solve};
-use crate::tt::Table;
+use crate::search::{Budget, Params, search_thread, solve};
+use crate::tt::TranspositionTable;
 
 /// The result of one suite position.
 #[derive(Clone, Debug)]
@@ -49,9 +49,9 @@ pub struct PositionResult<G: Game = Chess> {
 #[derive(Clone, Debug)]
 pub struct RunSettings {
     /// The tablebases, when loaded.
-    pub tables: Option<Arc<Tables>>,
+    pub tables: Option<Arc<SyzygyTables>>,
     /// Limits per position.
-    pub limits: SolveLimits,
+    pub limits: Budget,
     /// Table size per job (MB).
     pub hash: usize,
     /// Positions solved at once.
@@ -85,7 +85,7 @@ pub fn run<G: Expand>(
     let tables = if G::ENDINGS { settings.tables.clone() } else { None };
     let jobs = settings.jobs.max(1).min(entries.len().max(1));
     let work = || {
-        let mut tt = Table::new(settings.hash);
+        let mut tt = TranspositionTable::new(settings.hash);
         tt.finish_touching(); // the first position's time starts with the table in memory
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
@@ -110,7 +110,7 @@ pub fn run<G: Expand>(
             };
             let certificate = settings.proofs.as_ref().filter(|_| outcome != Outcome::Unknown).map(|dir| {
                 let path = dir.join(certificate_name(i));
-                outcome.certify(&entry.pos, &tt, CertLimits::default(), tables.as_deref()).and_then(|c| c.write(&path))
+                outcome.certify(&entry.pos, &tt, CertBudget::default(), tables.as_deref()).and_then(|c| c.write(&path))
             });
             let r = PositionResult {
                 index: i,
@@ -143,8 +143,8 @@ fn all_keys<G: Expand>(
     entry: &EpdEntry<G>,
     moves: u32,
     settings: &RunSettings,
-    tables: Option<Arc<Tables>>,
-    tt: &Table,
+    tables: Option<Arc<SyzygyTables>>,
+    tt: &TranspositionTable,
 ) -> (Vec<MoveResult>, u64) {
     let control = Control::new();
     control.set_deadline(settings.limits.time);

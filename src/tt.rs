@@ -27,7 +27,7 @@
 //!   end of it was proven by some thread for this very key.
 //!
 //! A proof, a disproof or a length read from the table is therefore always one that was
-//! stored for that key. The one exception to "only tightens" is [`Table::forget_proof`],
+//! stored for that key. The one exception to "only tightens" is [`TranspositionTable::forget_proof`],
 //! which drops a proof whose subtree the table has lost (the line builder's call): a
 //! reader then sees no proof, or the true one it replaced, never a false one. Two threads
 //! may, rarely, place the same key in both slots of a bucket; both copies hold true
@@ -442,7 +442,7 @@ pub struct AllocError {
 }
 
 /// The transposition table. See the module documentation.
-pub struct Table {
+pub struct TranspositionTable {
     buckets: Buckets,
     generation: AtomicU8,
     /// Buckets that received an entry since the last clear, while few: clearing after a
@@ -455,11 +455,11 @@ pub struct Table {
 /// How many written buckets are remembered for a cheap clear.
 const DIRTY_CAP: usize = 1 << 16;
 
-impl Table {
+impl TranspositionTable {
     /// A table of about `mb` megabytes (at least one bucket); a smaller one when that
     /// much memory cannot be had.
-    pub fn new(mb: usize) -> Table {
-        let mut t = Table {
+    pub fn new(mb: usize) -> TranspositionTable {
+        let mut t = TranspositionTable {
             buckets: Buckets::zeroed(1).expect("one bucket"),
             generation: AtomicU8::new(1),
             dirty: (0..DIRTY_CAP).map(|_| AtomicU32::new(0)).collect(),
@@ -711,7 +711,7 @@ mod tests {
         Record { mate: MateRange { at_most: Plies::new(at_most), ..MateRange::UNKNOWN }, ..open(3, 0, 1 << 30, 1) }
     }
 
-    fn all_empty(t: &Table) -> bool {
+    fn all_empty(t: &TranspositionTable) -> bool {
         t.buckets.iter().flat_map(|b| b.0.iter()).all(|s| s.0.iter().all(|w| w.load(Ordering::Relaxed) == 0))
     }
 
@@ -741,7 +741,7 @@ mod tests {
 
     #[test]
     fn impossible_sizes_are_refused_and_the_table_kept() {
-        let mut t = Table::new(2);
+        let mut t = TranspositionTable::new(2);
         t.store(5, &proven(3));
         let err = t.resize(1 << 40).unwrap_err();
         assert_eq!(err.kept_mb, 2, "{err}");
@@ -750,7 +750,7 @@ mod tests {
 
     #[test]
     fn store_probe_round_trip_and_tightening() {
-        let t = Table::new(1);
+        let t = TranspositionTable::new(1);
         assert!(t.probe(42).is_none());
         t.store(42, &Record { best: MoveCode(99), ..open(7, 3, 4, 10) });
         let e = t.probe(42).unwrap();
@@ -771,7 +771,7 @@ mod tests {
 
     #[test]
     fn a_forgotten_proof_is_gone_and_the_disproofs_stay() {
-        let t = Table::new(1);
+        let t = TranspositionTable::new(1);
         let range = MateRange { at_least: Plies::new(3), at_most: Plies::new(9) };
         t.store(42, &Record { mate: range, best: MoveCode(99), ..open(9, 0, 1 << 30, 7) });
         t.store(43, &proven(5));
@@ -788,7 +788,7 @@ mod tests {
 
     #[test]
     fn full_table_keeps_solved_and_heavy_entries() {
-        let mut t = Table::new(1);
+        let mut t = TranspositionTable::new(1);
         t.buckets = Buckets::zeroed(1).unwrap();
         t.store(1, &proven(3));
         t.store(2, &open(3, 5, 5, 1000)); // heavy
@@ -818,7 +818,7 @@ mod tests {
 
     #[test]
     fn a_proof_is_trusted_for_max_proof_age_searches_and_a_disproof_for_ever() {
-        let t = Table::new(1);
+        let t = TranspositionTable::new(1);
         let range = MateRange { at_least: Plies::new(5), at_most: Plies::new(9) };
         t.store(42, &Record { mate: range, best: MoveCode(99), ..open(9, 0, 1 << 30, 7) });
         for _ in 0..MAX_PROOF_AGE {
@@ -843,7 +843,7 @@ mod tests {
     /// zero page a read maps), of how many: the "exclusively mapped" bit of each page in
     /// /proc/self/pagemap.
     #[cfg(target_os = "linux")]
-    fn own_pages(t: &Table) -> (usize, usize) {
+    fn own_pages(t: &TranspositionTable) -> (usize, usize) {
         use std::io::{Read, Seek, SeekFrom};
         const EXCLUSIVE: u64 = 1 << 56;
         let start = t.buckets.as_ptr() as u64 / 4096;
@@ -859,7 +859,7 @@ mod tests {
     #[test]
     #[cfg(target_os = "linux")]
     fn a_new_table_is_backed_by_memory_and_keeps_what_was_stored_meanwhile() {
-        let mut t = Table::new(64);
+        let mut t = TranspositionTable::new(64);
         // These stores race with the thread faulting the pages in: each must survive it.
         // (Few of them, or they would fault in every huge page themselves.)
         let keys: Vec<u64> = (1..8u64).map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
@@ -876,7 +876,7 @@ mod tests {
 
     #[test]
     fn clear_forgets_everything_cheaply_or_fully() {
-        let mut t = Table::new(8);
+        let mut t = TranspositionTable::new(8);
         for k in 1..100u64 {
             t.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), &open(1, 1, 1, 1));
         }
@@ -892,7 +892,7 @@ mod tests {
 
     #[test]
     fn hashfull_counts_current_generation() {
-        let t = Table::new(1);
+        let t = TranspositionTable::new(1);
         assert_eq!(t.hashfull(), 0);
         for k in 0..100_000u64 {
             t.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1, &open(1, 1, 1, 1));

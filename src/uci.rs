@@ -21,7 +21,7 @@ use crate::chess::mate_len::MateBound;
 use crate::chess::position::{uci_in, uci_line_in};
 use crate::engine::{Engine, EngineEvent, Sink};
 use crate::error::UciError;
-use crate::limits::{Clock, Limits};
+use crate::limits::{Clock, GoLimits};
 use crate::options::OPTIONS;
 use crate::search::multipv::MoveResult;
 use crate::search::{Event, Outcome, Stats};
@@ -58,7 +58,7 @@ pub enum Command {
         moves: Vec<String>,
     },
     /// `go ...`
-    Go(Limits),
+    Go(GoLimits),
     /// `stop`
     Stop,
     /// `ponderhit`
@@ -129,7 +129,7 @@ fn parse_position(args: &[&str]) -> Result<Command, UciError> {
 fn parse_go(args: &[&str]) -> Result<Command, UciError> {
     let bad = |reason: String| UciError::BadArguments { command: "go".into(), reason };
     let has_clock = args.iter().any(|t| matches!(*t, "wtime" | "btime" | "winc" | "binc" | "movestogo"));
-    let mut limits = Limits::default();
+    let mut limits = GoLimits::default();
     let mut wide_movestogo = None;
     let mut line = vec!["go"];
     let mut i = 0;
@@ -416,7 +416,7 @@ mod tests {
         let Command::Go(l) = parse_command("go mate 1000").unwrap() else { panic!() };
         assert_eq!(l.mate, MateBound::new(1000));
         let Command::Go(l) = parse_command("go ").unwrap() else { panic!() };
-        assert_eq!(l, Limits::default());
+        assert_eq!(l, GoLimits::default());
         let Command::Go(l) = parse_command("go depth 300 movestogo 400 wtime 1000 btime 2000").unwrap() else {
             panic!()
         };

@@ -7,8 +7,8 @@ use std::time::Duration;
 use pnmate::MateBound;
 use pnmate::epd::parse_line;
 use pnmate::proof::verify::verify_line;
-use pnmate::search::{Params, SolveLimits, solve};
-use pnmate::{MateLen, Outcome, Table};
+use pnmate::search::{Budget, Params, solve};
+use pnmate::{MateLen, Outcome, TranspositionTable};
 
 fn suite(name: &str) -> Vec<(String, pnmate::epd::EpdEntry)> {
     let path = format!("{}/epd/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -33,12 +33,12 @@ fn check_mates(name: &str, min_positions: usize) {
 fn check_mates_on(name: &str, min_positions: usize, threads: usize) {
     let entries = suite(name);
     assert!(entries.len() >= min_positions, "{name}: only {} positions", entries.len());
-    let mut tt = Table::new(16);
+    let mut tt = TranspositionTable::new(16);
     for (line, e) in entries {
         let bm = e.bm.unwrap_or_else(|| panic!("{name}: no bm in {line}"));
         tt.clear();
         let params = Params { mate: MateBound::new(u64::from(bm.unsigned_abs())), threads, ..Params::default() };
-        let limits = SolveLimits { nodes: Some(50_000_000), time: None };
+        let limits = Budget { nodes: Some(50_000_000), time: None };
         let (outcome, _) = solve(&e.pos, params, limits, &tt, &mut |_| {});
         let (moves, exact) = match &outcome {
             Outcome::Mate { moves, exact, .. } => (*moves as i32, *exact),
@@ -101,13 +101,13 @@ fn two_threads_prove_the_same_no_mates() {
 fn check_no_mates(threads: usize) {
     let entries = suite("nomate.epd");
     assert!(entries.len() >= 20);
-    let mut tt = Table::new(16);
+    let mut tt = TranspositionTable::new(16);
     for (line, e) in entries {
         let n = no_mate_bound(&line).unwrap_or_else(|| panic!("no 'nm N' in {line}"));
         assert!(e.bm.is_none(), "{line}");
         tt.clear();
         let params = Params { mate: MateBound::new(u64::from(n)), threads, ..Params::default() };
-        let (outcome, _) = solve(&e.pos, params, SolveLimits::default(), &tt, &mut |_| {});
+        let (outcome, _) = solve(&e.pos, params, Budget::default(), &tt, &mut |_| {});
         assert_eq!(outcome, Outcome::NoMate { moves: n }, "{} on {threads} threads", e.fen);
     }
 }
@@ -116,14 +116,9 @@ fn check_no_mates(threads: usize) {
 fn one_megabyte_table_still_solves_a_mate_in_5_exactly() {
     let entries = suite("mates.epd");
     let (_, e) = entries.iter().find(|(_, e)| e.bm == Some(5)).expect("a mate in 5");
-    let tt = Table::new(1);
-    let (outcome, _) = solve(
-        &e.pos,
-        Params { mate: MateBound::new(5), ..Params::default() },
-        SolveLimits::default(),
-        &tt,
-        &mut |_| {},
-    );
+    let tt = TranspositionTable::new(1);
+    let (outcome, _) =
+        solve(&e.pos, Params { mate: MateBound::new(5), ..Params::default() }, Budget::default(), &tt, &mut |_| {});
     match outcome {
         Outcome::Mate { moves: 5, exact: true, ref pv } => verify_line(&e.pos, pv, MateLen::mate_in(5), &[]).unwrap(),
         other => panic!("{}: {other:?}", e.fen),
@@ -133,11 +128,11 @@ fn one_megabyte_table_still_solves_a_mate_in_5_exactly() {
 #[test]
 fn a_node_limit_gives_unknown_never_a_disproof() {
     let entries = suite("endgames.epd");
-    let mut tt = Table::new(16);
+    let mut tt = TranspositionTable::new(16);
     for (_, e) in entries.iter().take(5) {
         for nodes in [1, 10, 100, 1000] {
             tt.clear();
-            let limits = SolveLimits { nodes: Some(nodes), time: None };
+            let limits = Budget { nodes: Some(nodes), time: None };
             let (outcome, stats) = solve(&e.pos, Params::default(), limits, &tt, &mut |_| {});
             assert!(
                 matches!(outcome, Outcome::Unknown | Outcome::Mate { .. }),
@@ -157,8 +152,8 @@ fn a_time_limit_gives_unknown_on_a_hard_position() {
     // A long KRvK mate cut off after 1 ms: unknown or a verified mate, never "no mate".
     let entries = suite("endgames.epd");
     let (_, e) = entries.iter().max_by_key(|(_, e)| e.bm).unwrap();
-    let tt = Table::new(16);
-    let limits = SolveLimits { nodes: None, time: Some(Duration::from_millis(1)) };
+    let tt = TranspositionTable::new(16);
+    let limits = Budget { nodes: None, time: Some(Duration::from_millis(1)) };
     let (outcome, _) = solve(&e.pos, Params::default(), limits, &tt, &mut |_| {});
     assert!(!matches!(outcome, Outcome::NoMate { .. } | Outcome::Mated { .. }), "{outcome:?}");
 }
@@ -167,9 +162,9 @@ fn a_time_limit_gives_unknown_on_a_hard_position() {
 fn events_report_each_shorter_mate_and_the_last_is_the_outcome() {
     let entries = suite("endgames.epd");
     let (_, e) = &entries[0];
-    let tt = Table::new(16);
+    let tt = TranspositionTable::new(16);
     let mut seen = Vec::new();
-    let (outcome, _) = solve(&e.pos, Params::default(), SolveLimits::default(), &tt, &mut |ev| {
+    let (outcome, _) = solve(&e.pos, Params::default(), Budget::default(), &tt, &mut |ev| {
         if let pnmate::Event::Mate { mate, pv, .. } = ev {
             seen.push((mate.signed(), pv));
         }
@@ -189,12 +184,12 @@ fn events_report_each_shorter_mate_and_the_last_is_the_outcome() {
 #[test]
 fn fifty_move_rule_is_the_defenders_claim() {
     use pnmate::chess::position::parse_fen;
-    let mut tt = Table::new(1);
+    let mut tt = TranspositionTable::new(1);
     let mut solve_fen = |fen: &str, mate: u32| {
         tt.clear();
         let pos = parse_fen(fen).unwrap();
         let params = Params { mate: MateBound::new(u64::from(mate)), ..Params::default() };
-        let (outcome, _) = solve(&pos, params, SolveLimits::default(), &tt, &mut |_| {});
+        let (outcome, _) = solve(&pos, params, Budget::default(), &tt, &mut |_| {});
         if let Outcome::Mate { moves, ref pv, .. } = outcome {
             verify_line(&pos, pv, MateLen::mate_in(moves), &[]).unwrap();
         }
@@ -232,8 +227,8 @@ fn first_mate(fen: &str, params: Params, nodes: u64) -> FirstMate {
 /// [`first_mate`] with a table of `mb` megabytes.
 fn first_mate_with_table(fen: &str, params: Params, nodes: u64, mb: usize) -> FirstMate {
     let pos = pnmate::chess::position::parse_fen(fen).unwrap();
-    let tt = Table::new(mb);
-    let limits = SolveLimits { nodes: Some(nodes), time: None };
+    let tt = TranspositionTable::new(mb);
+    let limits = Budget { nodes: Some(nodes), time: None };
     let mut first = None;
     let (outcome, _) = solve(&pos, params, limits, &tt, &mut |ev| {
         if let pnmate::search::Event::Mate { mate, ref pv, ref stats, .. } = ev {
@@ -262,8 +257,8 @@ fn krabbes_mate_in_38_in_fewer_nodes_than_prover() {
 #[test]
 fn a_proof_found_with_cycles_cut_gets_its_line() {
     let pos = pnmate::chess::position::parse_fen("3R4/6p1/8/2p3p1/n7/4p3/4p1pp/4K1kr w - - 0 1").unwrap();
-    let tt = Table::new(16);
-    let limits = SolveLimits { nodes: Some(3_000_000), time: None };
+    let tt = TranspositionTable::new(16);
+    let limits = Budget { nodes: Some(3_000_000), time: None };
     let (outcome, _) = solve(&pos, Params::default(), limits, &tt, &mut |_| {});
     let Outcome::Mate { moves, pv, .. } = &outcome else { panic!("no mate with a line: {outcome:?}") };
     assert_eq!(*moves, 22);
@@ -306,8 +301,8 @@ const SMALL_ENDING_NODES: u64 = 20_000;
 fn small_endings_are_proven_shortest_from_their_exact_values() {
     for &(fen, signed) in SMALL_ENDINGS {
         let pos = pnmate::chess::position::parse_fen(fen).unwrap();
-        let tt = Table::new(16);
-        let limits = SolveLimits { nodes: Some(SMALL_ENDING_NODES), time: None };
+        let tt = TranspositionTable::new(16);
+        let limits = Budget { nodes: Some(SMALL_ENDING_NODES), time: None };
         let (outcome, stats) = solve(&pos, Params::default(), limits, &tt, &mut |_| {});
         let (moves, pv) = match &outcome {
             Outcome::Mate { moves, exact: true, pv } => (*moves as i32, pv),

@@ -12,7 +12,7 @@ use pnmate::MateBound;
 use pnmate::chess::mate_len::{MateRange, Plies};
 use pnmate::chess::movecode::MoveCode;
 use pnmate::tt::Record;
-use pnmate::{Outcome, Params, Table};
+use pnmate::{Outcome, Params, TranspositionTable};
 use shakmaty::Position;
 
 /// The stress test's ground truth for `key`: its mate length in plies, the bound and
@@ -34,7 +34,7 @@ fn dn_of(key: u64, pn: u32) -> u32 {
 fn concurrent_writers_never_make_an_entry_read_back_what_its_key_did_not_store() {
     // 1 MB: 16384 buckets, placed by the key's high bits. 64 keys share 4 buckets of two
     // slots each, so writers collide on every entry and evict each other all the time.
-    let tt = Table::new(1);
+    let tt = TranspositionTable::new(1);
     let keys: Vec<u64> =
         (0..64u64).map(|i| ((i % 4) << 50) | (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) & ((1 << 50) - 1)) | 1).collect();
     let threads = 4;
@@ -96,7 +96,7 @@ fn concurrent_writers_never_make_an_entry_read_back_what_its_key_did_not_store()
 #[test]
 fn a_search_on_four_threads_proves_a_mate_in_3_shortest() {
     let root = pos("k7/8/8/3K4/8/8/8/7R w - - 0 1");
-    let tt = Table::new(16);
+    let tt = TranspositionTable::new(16);
     let params = Params { mate: MateBound::new(5), threads: 4, ..Params::default() };
     let (outcome, stats) = pnmate::search::solve(&root, params, Default::default(), &tt, &mut |_| {});
     match outcome {

@@ -22,7 +22,7 @@ use crate::dfpn::pndn::PnDn;
 use crate::dfpn::tree::{Cycles, RootMoves, Tree};
 use crate::dfpn::value::Value;
 use crate::knowledge::exact::Dtm;
-use crate::knowledge::tablebase::Tables;
+use crate::knowledge::tablebase::SyzygyTables;
 use crate::knowledge::{CHESS_REACH, Exact, Know, Knowledge, NARROW_QUIET, Narrowing, Reach};
 
 /// Where a call sets quiet moves aside, and what it did.
@@ -65,7 +65,7 @@ pub trait Expand: Game {
 
     /// The knowledge of a solver of `attacker`'s wins from `root`, with `tables` where
     /// the game reads them.
-    fn knowledge<'t>(root: &Self, attacker: Color, tables: Option<&'t Tables>) -> Self::Knowledge<'t>;
+    fn knowledge<'t>(root: &Self, attacker: Color, tables: Option<&'t SyzygyTables>) -> Self::Knowledge<'t>;
 
     /// A static score of the position, in centipawns from the side to move's view: the
     /// fallback's leaves and the order of MultiPV's unproven moves. Never a claim.
@@ -76,17 +76,17 @@ pub trait Expand: Game {
 
     /// A search of `root` within `limits` begins: the game may prepare its knowledge
     /// (chess asks for the root's exact tables, [`crate::knowledge::exact::begin_search`]).
-    fn begin_search(_root: &Self, _limits: &crate::knowledge::Limits) {}
+    fn begin_search(_root: &Self, _limits: &crate::knowledge::SearchLimits) {}
 
     /// Whether the tablebases say `attacker` wins from `node` (chess only).
     #[inline]
-    fn tables_win(_node: &Node<Self>, _attacker: Color, _tables: Option<&Tables>) -> bool {
+    fn tables_win(_node: &Node<Self>, _attacker: Color, _tables: Option<&SyzygyTables>) -> bool {
         false
     }
 
     /// Whether the tablebases say `attacker` cannot win from `node` (chess only).
     #[inline]
-    fn tables_refute(_tables: &Tables, _node: &Node<Self>, _attacker: Color) -> bool {
+    fn tables_refute(_tables: &SyzygyTables, _node: &Node<Self>, _attacker: Color) -> bool {
         false
     }
 
@@ -114,15 +114,15 @@ impl Expand for Chess {
     const DEFENDER_LEAF: u32 = 1;
 
     #[inline]
-    fn knowledge<'t>(_root: &Chess, attacker: Color, tables: Option<&'t Tables>) -> Knowledge<'t> {
+    fn knowledge<'t>(_root: &Chess, attacker: Color, tables: Option<&'t SyzygyTables>) -> Knowledge<'t> {
         Knowledge::new(attacker, tables)
     }
 
-    fn begin_search(root: &Chess, limits: &crate::knowledge::Limits) {
+    fn begin_search(root: &Chess, limits: &crate::knowledge::SearchLimits) {
         crate::knowledge::exact::begin_search(root.board(), limits);
     }
 
-    fn tables_win(node: &Node, attacker: Color, tables: Option<&Tables>) -> bool {
+    fn tables_win(node: &Node, attacker: Color, tables: Option<&SyzygyTables>) -> bool {
         crate::knowledge::tables_win(node, attacker, tables)
     }
 
@@ -134,7 +134,7 @@ impl Expand for Chess {
         crate::knowledge::evaluate(self)
     }
 
-    fn tables_refute(tables: &Tables, node: &Node, attacker: Color) -> bool {
+    fn tables_refute(tables: &SyzygyTables, node: &Node, attacker: Color) -> bool {
         tables.wins(node, attacker) == Some(false)
     }
 
@@ -480,7 +480,7 @@ mod tests {
     use crate::dfpn::monitor::Control;
     use crate::dfpn::query::Keys;
     use crate::dfpn::value::Verdict;
-    use crate::tt::Table;
+    use crate::tt::TranspositionTable;
     use shakmaty::Color;
 
     #[test]
@@ -488,10 +488,10 @@ mod tests {
         // K+B+B+P v K (five men: no exact table decides it): two bishop checks and 22
         // quiet moves.
         let n = Node::new(parse_fen("8/6K1/8/8/8/1k6/7P/1BB5 w - - 0 1").unwrap());
-        let tt = Table::new(1);
+        let tt = TranspositionTable::new(1);
         let mut monitor = Monitor::new(Control::new(), None);
         let mut knowledge = Knowledge::new(Color::White, None);
-        knowledge.begin_call(n.pos.board(), crate::knowledge::Limits::waiting());
+        knowledge.begin_call(n.pos.board(), crate::knowledge::SearchLimits::waiting());
         let mut set_aside = SetAside::default();
         set_aside.begin();
         let mut expand = |cycles, ply, children: &mut Vec<Child>| {

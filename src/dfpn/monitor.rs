@@ -309,8 +309,8 @@ impl Monitor {
 
     /// The search's limits as the knowledge weighs them (which tables a call may ask for,
     /// and whether it waits for them).
-    pub fn limits(&self) -> crate::knowledge::Limits {
-        crate::knowledge::Limits {
+    pub fn limits(&self) -> crate::knowledge::SearchLimits {
+        crate::knowledge::SearchLimits {
             time_left: self.control.time_left(),
             nodes: self.node_limit(),
             stop: Some(self.control.stop_flag()),

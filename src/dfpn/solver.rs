@@ -24,8 +24,8 @@ use crate::dfpn::query::Keys;
 use crate::dfpn::tree::{Cycles, RootMoves, Tree};
 use crate::dfpn::value::{Value, Verdict};
 use crate::knowledge::Know;
-use crate::knowledge::tablebase::Tables;
-use crate::tt::{Record, Table};
+use crate::knowledge::tablebase::SyzygyTables;
+use crate::tt::{Record, TranspositionTable};
 
 /// One root call of the solver: how much it may spend and what its root is. The search's
 /// hard limits (node limit, deadline, stop) always apply as well.
@@ -52,7 +52,7 @@ pub struct Question<'q> {
     /// Repetitions the defender may claim against the game history, if any.
     pub repetitions: Option<&'q Repetitions>,
     /// The tablebases, when loaded.
-    pub tables: Option<&'q Tables>,
+    pub tables: Option<&'q SyzygyTables>,
 }
 
 /// The df-pn solver for one question over one table, in game `G` (chess unless named).
@@ -75,7 +75,7 @@ pub struct Solver<'a, G: Expand = Chess> {
 
 impl<'a, G: Expand> Solver<'a, G> {
     /// A solver for `question` about the game of `root` over `tt`, counting in `monitor`.
-    pub fn new(tt: &'a Table, monitor: &'a mut Monitor, root: &G, question: Question<'a>) -> Self {
+    pub fn new(tt: &'a TranspositionTable, monitor: &'a mut Monitor, root: &G, question: Question<'a>) -> Self {
         let salt = question.repetitions.map_or(0, Repetitions::salt) ^ root.salt();
         Solver {
             tree: Tree {
@@ -157,7 +157,7 @@ impl<'a, G: Expand> Solver<'a, G> {
         self.tree.tt.store(self.tree.keys.of(node, plies), &record);
     }
 
-    /// Drops the proof the table records for `node` (see [`crate::tt::Table::forget_proof`]).
+    /// Drops the proof the table records for `node` (see [`crate::tt::TranspositionTable::forget_proof`]).
     pub fn forget_proof(&self, node: &Node<G>, bound: Plies) {
         self.tree.tt.forget_proof(self.tree.keys.of(node, bound));
     }
@@ -375,7 +375,7 @@ mod tests {
         Node::new(pos)
     }
 
-    fn verdict(tt: &Table, node: &Node, moves: u32, cycles: Cycles) -> Verdict {
+    fn verdict(tt: &TranspositionTable, node: &Node, moves: u32, cycles: Cycles) -> Verdict {
         let mut monitor = Monitor::new(Control::new(), Some(5_000_000));
         let question = Question {
             attacker: shakmaty::Position::turn(&node.pos),
@@ -411,7 +411,7 @@ mod tests {
         // K+R+P+P v K from the middle of the board (five men: no exact table decides
         // it): no mate in 3 (the shortest is longer).
         let kr = node("8/8/8/4k3/8/8/PP6/4K2R w - - 0 1");
-        let tt = Table::new(1);
+        let tt = TranspositionTable::new(1);
         assert_eq!(verdict(&tt, &kr, 3, Cycles::Cut), Verdict::Unknown);
         let mut monitor = Monitor::new(Control::new(), None);
         let question = Question { attacker: Color::White, root_moves: None, repetitions: None, tables: None };
@@ -430,7 +430,7 @@ mod tests {
         ] {
             let n = node(fen);
             for cycles in [Cycles::Search, Cycles::Cut] {
-                let tt = Table::new(1);
+                let tt = TranspositionTable::new(1);
                 assert_eq!(verdict(&tt, &n, moves, cycles), Verdict::Proven(Plies::mate_in(moves)), "{fen} {cycles:?}");
                 if moves > 1 {
                     assert_ne!(verdict(&tt, &n, moves - 1, cycles), Verdict::Proven(Plies::mate_in(moves - 1)));

@@ -10,7 +10,7 @@ use crate::chess::node::Node;
 use crate::chess::rules::Repetitions;
 use crate::dfpn::query::Keys;
 use crate::dfpn::value::Value;
-use crate::tt::Table;
+use crate::tt::TranspositionTable;
 
 /// Whether a call's root moves are restricted to the caller's list (UCI `searchmoves`).
 /// A restricted node's value answers a narrower question, so it is never stored.
@@ -37,7 +37,7 @@ pub enum Cycles {
 /// The question's tree.
 pub struct Tree<'a> {
     /// The transposition table.
-    pub tt: &'a Table,
+    pub tt: &'a TranspositionTable,
     /// Which table entry answers the question at a node.
     pub keys: Keys,
     /// The side that tries to mate.

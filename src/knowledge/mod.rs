@@ -41,7 +41,7 @@ use crate::chess::node::Node;
 use material::{MAX_MEN, armed_defender, bishops_mate, quiet_mate};
 use mating::MatingMoves;
 use progress::{Flights, Kings};
-use tablebase::Tables;
+use tablebase::SyzygyTables;
 
 /// Initial proof number of a quiet attacker move where nothing more is known: the
 /// defender is unconstrained, so such a move is much harder to prove than a check.
@@ -102,7 +102,7 @@ pub enum MoveClass {
 /// chess expansion asks [`Knowledge::at`], a variant's asks its [`variants::VariantGuide`]).
 pub trait Know {
     /// A df-pn call starts at `root`, within the search's `limits`.
-    fn begin_call(&mut self, root: &Board, limits: Limits);
+    fn begin_call(&mut self, root: &Board, limits: SearchLimits);
     /// `best` proved an attacker node.
     fn learn_mate(&mut self, best: MoveCode);
 }
@@ -110,7 +110,7 @@ pub trait Know {
 /// The limits of the search a df-pn call belongs to, which decide which tables it may
 /// ask to be built and whether it waits for them (see [`exact::Exact`]).
 #[derive(Clone, Debug, Default)]
-pub struct Limits {
+pub struct SearchLimits {
     /// Time left before the deadline.
     pub time_left: Option<std::time::Duration>,
     /// The search's node limit.
@@ -119,7 +119,7 @@ pub struct Limits {
     pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
-impl Limits {
+impl SearchLimits {
     /// Whether a search within these limits waits for the tables it asks for: one of
     /// fixed nodes and no time, whose result must not depend on the machine's speed or on
     /// what is stored.
@@ -127,9 +127,9 @@ impl Limits {
         self.nodes.is_some() && self.time_left.is_none()
     }
 
-    /// Limits that wait for every table asked for (tests and tools).
-    pub fn waiting() -> Limits {
-        Limits { nodes: Some(u64::MAX), ..Limits::default() }
+    /// SearchLimits that wait for every table asked for (tests and tools).
+    pub fn waiting() -> SearchLimits {
+        SearchLimits { nodes: Some(u64::MAX), ..SearchLimits::default() }
     }
 }
 
@@ -139,14 +139,14 @@ impl Limits {
 pub struct Knowledge<'t> {
     attacker: Color,
     mating: MatingMoves,
-    tables: Option<&'t Tables>,
+    tables: Option<&'t SyzygyTables>,
     /// The exact values of positions of at most [`exact::DTM_MEN`] men.
     exact: exact::Exact,
 }
 
 impl<'t> Knowledge<'t> {
     /// Knowledge for a solver of `attacker`'s mates, with `tables` when loaded.
-    pub fn new(attacker: Color, tables: Option<&'t Tables>) -> Knowledge<'t> {
+    pub fn new(attacker: Color, tables: Option<&'t SyzygyTables>) -> Knowledge<'t> {
         Knowledge { attacker, mating: MatingMoves::new(), tables, exact: exact::Exact::default() }
     }
 
@@ -178,7 +178,7 @@ impl<'t> Knowledge<'t> {
 }
 
 impl Know for Knowledge<'_> {
-    fn begin_call(&mut self, root: &Board, limits: Limits) {
+    fn begin_call(&mut self, root: &Board, limits: SearchLimits) {
         self.exact.begin_call(root, limits);
     }
 
@@ -207,8 +207,8 @@ pub struct Guide<'k> {
     attacker: Color,
     /// The tables, at a node they cover and call won for the attacker, with the node's
     /// DTZ.
-    exact: Option<(&'k Tables, u32)>,
-    /// Whether a move of this node was found on the tables' line (see [`Tables::after`]).
+    exact: Option<(&'k SyzygyTables, u32)>,
+    /// Whether a move of this node was found on the tables' line (see [`SyzygyTables::after`]).
     on_line: Cell<bool>,
 }
 
@@ -220,7 +220,7 @@ impl Guide<'_> {
     }
 
     /// What the tables say of the position after `m` at `node`, where they cover `node`
-    /// (see [`Tables::after`]); None elsewhere.
+    /// (see [`SyzygyTables::after`]); None elsewhere.
     #[inline]
     pub fn exact(&self, node: &Node, m: Move) -> Option<Exact> {
         self.exact.and_then(|(tables, dtz)| tables.after(node, m, dtz, self.attacker, &self.on_line))
@@ -318,7 +318,7 @@ pub enum FarBounds {
 
 /// Whether the tables say `attacker` can force a mate from `node` (with a fresh 50-move
 /// count): the driver then asks its long call first.
-pub fn tables_win(node: &Node, attacker: Color, tables: Option<&Tables>) -> bool {
+pub fn tables_win(node: &Node, attacker: Color, tables: Option<&SyzygyTables>) -> bool {
     tables.is_some_and(|t| t.wins(node, attacker) == Some(true))
 }
 
@@ -378,7 +378,7 @@ mod tests {
         // K+B+B v K: the king's step towards the lone king against one away from it.
         let n = node("8/8/8/3k4/8/8/8/1BB1K3 w - - 0 1");
         let mut k = Knowledge::new(Color::White, None);
-        k.begin_call(n.pos.board(), Limits::default());
+        k.begin_call(n.pos.board(), SearchLimits::default());
         let guide = k.at(&n);
         assert!(guide.quiet(find(&n, "e1e2")) < guide.quiet(find(&n, "e1f1")));
         assert!(guide.narrowing(&n).is_some(), "a lone king against minor pieces");
@@ -393,7 +393,7 @@ mod tests {
     #[test]
     fn an_ending_of_four_men_has_its_longest_mate_from_its_exact_table() {
         // Once its table is ready (a search that waits for its tables waits for it first).
-        let ready = |n: &Node| exact::begin_search(n.pos.board(), &Limits::waiting());
+        let ready = |n: &Node| exact::begin_search(n.pos.board(), &SearchLimits::waiting());
         let n = node("1k6/4K3/8/1r6/8/5Q2/8/8 w - - 0 1");
         ready(&n);
         let e = ending(n.pos.board(), Color::White).unwrap();
@@ -405,9 +405,9 @@ mod tests {
         assert_eq!(ending(five.pos.board(), Color::White).unwrap().longest_mate, None);
     }
 
-    fn test_tables() -> std::sync::Arc<Tables> {
+    fn test_tables() -> std::sync::Arc<SyzygyTables> {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/syzygy");
-        Tables::load(dir, 7).0.expect("the test tables")
+        SyzygyTables::load(dir, 7).0.expect("the test tables")
     }
 
     #[test]

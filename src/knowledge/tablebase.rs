@@ -3,7 +3,7 @@
 //!
 //! WDL values assume a fresh 50-move count. A higher clock only helps the defender, so a
 //! value that is no win for the attacker with a fresh count is no win at any clock: that
-//! is the only kind of value the prover acts on ([`Tables::wins`]). A win is
+//! is the only kind of value the prover acts on ([`SyzygyTables::wins`]). A win is
 //! only a hint: the search still has to find and prove the mate within the clock it has.
 //!
 //! A probe that fails (a missing or unreadable table, a corrupt file) is "unknown", never
@@ -32,7 +32,7 @@ const IN_MEMORY_BYTES: u64 = 16 << 20;
 pub const PATH_SEPARATOR: char = if cfg!(windows) { ';' } else { ':' };
 
 /// A loaded set of tables, shared by every search thread.
-pub struct Tables {
+pub struct SyzygyTables {
     tablebase: Tablebase<Chess>,
     /// The most men a probed position may have: the largest table, or less when the
     /// probe limit says so.
@@ -45,9 +45,9 @@ pub struct Tables {
     stored: FxHashMap<(u32, u32), bool>,
 }
 
-impl std::fmt::Debug for Tables {
+impl std::fmt::Debug for SyzygyTables {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tables").field("max_men", &self.max_men).finish_non_exhaustive()
+        f.debug_struct("SyzygyTables").field("max_men", &self.max_men).finish_non_exhaustive()
     }
 }
 
@@ -73,11 +73,11 @@ impl Loaded {
     }
 }
 
-impl Tables {
+impl SyzygyTables {
     /// Loads every table in `paths` (directories separated by [`PATH_SEPARATOR`]; empty
     /// and `<empty>` mean none), probing positions of at most `probe_limit` men. None when
     /// no table was found; the problems are reported either way.
-    pub fn load(paths: &str, probe_limit: usize) -> (Option<Arc<Tables>>, Loaded) {
+    pub fn load(paths: &str, probe_limit: usize) -> (Option<Arc<SyzygyTables>>, Loaded) {
         let mut tablebase = Tablebase::with_filesystem(Arc::new(Memory::default()));
         let mut loaded = Loaded::default();
         let mut stored = FxHashMap::default();
@@ -98,7 +98,7 @@ impl Tables {
             return (None, loaded);
         }
         let max_men = loaded.men.min(probe_limit);
-        let tables = Tables { tablebase, max_men, hits: AtomicU64::new(0), cache: Cache::new(), stored };
+        let tables = SyzygyTables { tablebase, max_men, hits: AtomicU64::new(0), cache: Cache::new(), stored };
         (Some(Arc::new(tables)), loaded)
     }
 
@@ -113,7 +113,7 @@ impl Tables {
     }
 
     /// Whether `pos` is a position the tables are asked about: no castling rights and
-    /// at most [`Tables::max_men`] men.
+    /// at most [`SyzygyTables::max_men`] men.
     #[inline]
     pub fn covers(&self, pos: &Chess) -> bool {
         pos.board().occupied().count() <= self.max_men && pos.castles().is_empty()
@@ -140,7 +140,7 @@ impl Tables {
         Some(dtz.ignore_rounding().0)
     }
 
-    /// The tables' move at `pos` for a player without a proven mate ([`Tables::best_move`]),
+    /// The tables' move at `pos` for a player without a proven mate ([`SyzygyTables::best_move`]),
     /// when it is among `allowed` (empty: all), with a score in centipawns: a win, a loss,
     /// or 0 for a draw (1 and -1 where the 50-move rule saves the game).
     pub fn play(&self, pos: &Chess, allowed: &[Move]) -> Option<(Move, i32)> {
@@ -240,7 +240,7 @@ impl Cache {
     }
 }
 
-impl Tables {
+impl SyzygyTables {
     /// The WDL of `node` for its side to move, fresh count.
     fn cached_wdl(&self, node: &Node) -> Option<Wdl> {
         let mut values = self.cache.get(node.hash);
@@ -378,7 +378,7 @@ impl Tables {
     /// one more than half its child's DTZ, plus [`STRAY_PN`] per ply it is slower than the
     /// tables' line (its child's DTZ more than one ply below the node's); a zeroing move
     /// starts a new count and loses none. A child whose DTZ the table does not store is
-    /// only tested for being on the line ([`Tables::dtz_by_replies`]): off it, it counts
+    /// only tested for being on the line ([`SyzygyTables::dtz_by_replies`]): off it, it counts
     /// as one ply slower; once `on_line` says a move of this node is on it, the others
     /// are not tested. None when a probe fails.
     pub fn after(&self, node: &Node, m: Move, dtz: u32, attacker: Color, on_line: &Cell<bool>) -> Option<Exact> {
@@ -503,7 +503,7 @@ mod tests {
     #[test]
     fn the_stored_side_of_each_dtz_table_is_read_from_its_header() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/syzygy");
-        let tables = Tables::load(dir, 7).0.unwrap();
+        let tables = SyzygyTables::load(dir, 7).0.unwrap();
         let pos = |fen: &str| crate::chess::position::parse_fen(fen).unwrap();
         // K+R v K and K+Q v K store the side with the rook or queen to move.
         assert_eq!(tables.direct(&pos("8/8/8/3k4/8/8/8/R3K3 w - - 0 1")), Some(true));

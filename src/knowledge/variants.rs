@@ -143,7 +143,7 @@ impl VariantGuide {
 
 /// A variant's numbers depend on the position alone: nothing is learned as it searches.
 impl Know for VariantGuide {
-    fn begin_call(&mut self, _root: &shakmaty::Board, _limits: super::Limits) {}
+    fn begin_call(&mut self, _root: &shakmaty::Board, _limits: super::SearchLimits) {}
 
     fn learn_mate(&mut self, _best: MoveCode) {}
 }

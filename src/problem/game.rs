@@ -31,8 +31,8 @@ use crate::dfpn::expand::{Expand, Expander};
 use crate::dfpn::pndn::PnDn;
 use crate::dfpn::tree::RootMoves;
 use crate::dfpn::value::Value;
-use crate::knowledge::tablebase::Tables;
-use crate::knowledge::{CHESS_REACH, Know, Limits, Reach};
+use crate::knowledge::tablebase::SyzygyTables;
+use crate::knowledge::{CHESS_REACH, Know, Reach, SearchLimits};
 use crate::problem::stipulation::{Goal, Stipulation};
 use crate::tt::Record;
 
@@ -266,7 +266,7 @@ impl Game for Problem {
 pub struct Rules;
 
 impl Know for Rules {
-    fn begin_call(&mut self, _root: &Board, _limits: Limits) {}
+    fn begin_call(&mut self, _root: &Board, _limits: SearchLimits) {}
     fn learn_mate(&mut self, _best: MoveCode) {}
 }
 
@@ -275,7 +275,7 @@ impl Expand for Problem {
     const DEFENDER_LEAF: u32 = 0;
     const ENDINGS: bool = false;
 
-    fn knowledge(_root: &Problem, _attacker: Color, _tables: Option<&Tables>) -> Rules {
+    fn knowledge(_root: &Problem, _attacker: Color, _tables: Option<&SyzygyTables>) -> Rules {
         Rules
     }
 

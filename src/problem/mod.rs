@@ -29,7 +29,7 @@ use crate::problem::tree::{FirstMove, Show, Tree};
 use crate::proof::certificate::Certificate;
 use crate::proof::certify::certify_problem;
 use crate::search::search_thread;
-use crate::tt::Table;
+use crate::tt::TranspositionTable;
 
 /// What a problem's solving found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -210,7 +210,7 @@ impl ProblemSolver<'_> {
 
 /// What every thread of one problem's solving shares.
 struct Shared<'a> {
-    tt: &'a Table,
+    tt: &'a TranspositionTable,
     problem: &'a Problem,
     control: Arc<Control>,
     /// Nodes per thread.
@@ -284,7 +284,7 @@ pub fn solve_problem(pos: Chess, stip: Stipulation, limits: ProblemLimits, show:
     check_setup(&pos, stip, show.postkey)?;
     let problem = Problem::new(pos, stip);
     let root = Node::new(problem.clone());
-    let tt = Table::new(limits.hash_mb.max(1));
+    let tt = TranspositionTable::new(limits.hash_mb.max(1));
     let control: Arc<Control> = Control::new();
     control.set_deadline(limits.time);
     let threads = limits.threads.max(1);

@@ -32,7 +32,7 @@ pub struct Twin {
 
 /// One problem of an input file.
 #[derive(Clone, Debug, Default)]
-pub struct Problem {
+pub struct PopeyeProblem {
     pub title: Vec<String>,
     pub author: Vec<String>,
     pub origin: Vec<String>,
@@ -440,7 +440,7 @@ fn position(board: &Board, turn: Color) -> Result<Chess, String> {
 }
 
 /// Reads every problem of a Popeye input file.
-pub fn parse(text: &str) -> Result<Vec<Problem>, String> {
+pub fn parse(text: &str) -> Result<Vec<PopeyeProblem>, String> {
     let mut tokens = Tokens::new(text);
     let mut problems = Vec::new();
     match tokens.next() {
@@ -449,7 +449,7 @@ pub fn parse(text: &str) -> Result<Vec<Problem>, String> {
         None => return Err("the input is empty".into()),
     }
     'problems: loop {
-        let mut problem = Problem::default();
+        let mut problem = PopeyeProblem::default();
         let mut draft = Draft { board: Board::empty(), refutations: 1, ..Draft::default() };
         let mut twins: Vec<(String, Draft)> = Vec::new();
         loop {

@@ -27,10 +27,10 @@ use crate::dfpn::monitor::{Control, Monitor};
 use crate::dfpn::value::{Value, Verdict};
 use crate::dfpn::{Question, Solver};
 use crate::error::CertError;
-use crate::knowledge::tablebase::Tables;
+use crate::knowledge::tablebase::SyzygyTables;
 use crate::problem::game::Problem;
 use crate::proof::certificate::{CertNode, Certificate, Claim, Kind, Section, Written, move_code};
-use crate::tt::Table;
+use crate::tt::TranspositionTable;
 
 /// Nodes the first attempt of a re-search inside the extractor may spend.
 const PER_CALL_BUDGET: u64 = 100_000;
@@ -40,18 +40,18 @@ const ESCAPE: u32 = u32::MAX;
 
 /// How much a certificate may cost.
 #[derive(Clone, Copy, Debug)]
-pub struct CertLimits {
+pub struct CertBudget {
     /// Most nodes of one section (a DAG that needs more is not written).
     pub max_nodes: usize,
     /// Most nodes all re-searches together may spend.
     pub search_nodes: u64,
 }
 
-impl Default for CertLimits {
+impl Default for CertBudget {
     /// 4 million nodes per section (about 60 MB of certificate at most) and 50 million
     /// nodes of re-search.
     fn default() -> Self {
-        CertLimits { max_nodes: 4_000_000, search_nodes: 50_000_000 }
+        CertBudget { max_nodes: 4_000_000, search_nodes: 50_000_000 }
     }
 }
 
@@ -84,7 +84,7 @@ impl Fail {
 /// may end on. One extractor builds the certificates of every game.
 struct Prover<'s, 'a, G: Expand> {
     solver: &'s mut Solver<'a, G>,
-    tables: Option<&'a Tables>,
+    tables: Option<&'a SyzygyTables>,
 }
 
 impl<G: Expand> Prover<'_, '_, G> {
@@ -365,10 +365,10 @@ fn bound(plies: u32) -> Plies {
 /// Builds one section for `attacker` from `root`, spending re-search nodes from `budget`.
 fn section<G: Expand>(
     root: &Node<G>,
-    tt: &Table,
+    tt: &TranspositionTable,
     monitor: &mut Monitor,
     budget: &mut u64,
-    (limits, tables): (CertLimits, Option<&Tables>),
+    (limits, tables): (CertBudget, Option<&SyzygyTables>),
     (kind, attacker, plies): (Kind, Color, u32),
 ) -> Result<Section, Fail> {
     // The search kept no tree of a disproof its exact values decided; one is built for
@@ -428,9 +428,9 @@ impl Certified {
 pub fn certify<G: Expand>(
     root: &G,
     (claim, exact, plies): (Claim, bool, u32),
-    tt: &Table,
-    limits: CertLimits,
-    tables: Option<&Tables>,
+    tt: &TranspositionTable,
+    limits: CertBudget,
+    tables: Option<&SyzygyTables>,
 ) -> Result<Certified, CertError> {
     let node = Node::new(root.clone());
     let stm = root.turn();
@@ -463,10 +463,15 @@ pub fn certify<G: Expand>(
 /// `plies` (`solution`), or the disproof that it is not, from what `tt` holds after
 /// solving it (re-searching where it lost entries). The attacker is the side that moves
 /// first in the stipulation; in help play every node is the attacker's choice.
-pub fn certify_problem(root: &Problem, solution: bool, plies: u32, tt: &Table) -> Result<Certified, CertError> {
+pub fn certify_problem(
+    root: &Problem,
+    solution: bool,
+    plies: u32,
+    tt: &TranspositionTable,
+) -> Result<Certified, CertError> {
     let node = Node::new(root.clone());
     let mut monitor = Monitor::new(Control::new(), None);
-    let limits = CertLimits::default();
+    let limits = CertBudget::default();
     let mut budget = limits.search_nodes;
     let kind = if solution { Kind::Proof } else { Kind::Disproof };
     let built = section(&node, tt, &mut monitor, &mut budget, (limits, None), (kind, root.stip.first_mover(), plies));

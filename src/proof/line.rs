@@ -294,7 +294,7 @@ mod tests {
     use crate::dfpn::monitor::{Control, Monitor};
     use crate::dfpn::{Call, Cycles, Question};
     use crate::proof::verify::verify_line;
-    use crate::tt::Table;
+    use crate::tt::TranspositionTable;
     use shakmaty::Color;
 
     #[test]
@@ -303,7 +303,7 @@ mod tests {
         // below it is in the table (entries lost), so the builder proves the root again
         // and follows the move that proof found.
         let root = Node::new(parse_fen("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1").unwrap());
-        let tt = Table::new(16);
+        let tt = TranspositionTable::new(16);
         let mut monitor = Monitor::new(Control::new(), None);
         let question = Question { attacker: Color::White, root_moves: None, repetitions: None, tables: None };
         let mut solver = Solver::new(&tt, &mut monitor, &root.pos, question);
@@ -320,7 +320,7 @@ mod tests {
         // 1. Qf3 Kd6 2. Qd5#, proven; then the search is stopped. The mates in one at the
         // end are seen on the board, the rest is in the table: no search is needed.
         let root = Node::new(parse_fen("8/1R6/8/4k3/1K4B1/2N4Q/8/8 w - - 0 1").unwrap());
-        let tt = Table::new(1);
+        let tt = TranspositionTable::new(1);
         let control = Control::new();
         let mut monitor = Monitor::new(std::sync::Arc::clone(&control), None);
         let question = Question { attacker: Color::White, root_moves: None, repetitions: None, tables: None };
@@ -342,7 +342,7 @@ mod tests {
         // the walk tries defence after defence, and their lines transpose. Each position's
         // line is built once, which keeps the walk within the 5,000 nodes given here.
         let root = Node::new(parse_fen("8/4k3/8/8/5B2/K7/7P/7B w - - 0 1").unwrap());
-        let tt = Table::new(64);
+        let tt = TranspositionTable::new(64);
         let mut monitor = Monitor::new(Control::new(), None);
         let question = Question { attacker: Color::White, root_moves: None, repetitions: None, tables: None };
         let mut solver = Solver::new(&tt, &mut monitor, &root.pos, question);

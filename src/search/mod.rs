@@ -55,10 +55,10 @@ use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::Monitor;
 use crate::dfpn::value::Verdict;
 use crate::dfpn::{Call, Cycles, RootMoves, Solver};
-use crate::knowledge::tablebase::Tables;
+use crate::knowledge::tablebase::SyzygyTables;
 use crate::proof::line::{Gap, LineBuilder};
 use crate::proof::verify::verify_line;
-use crate::tt::Table;
+use crate::tt::TranspositionTable;
 use parallel::{Crew, Ground, lock};
 pub use report::{Event, Outcome, Stats};
 use schedule::{Ask, End, FIRST_ROUND_BUDGET, Role, Schedule, Side, Step};
@@ -94,7 +94,7 @@ pub struct Params {
     /// Search threads (0 and 1: one; see `parallel`).
     pub threads: usize,
     /// The tablebases, when loaded.
-    pub tables: Option<Arc<Tables>>,
+    pub tables: Option<Arc<SyzygyTables>>,
 }
 
 /// The search of a position of game `G` (chess unless named): owns nothing, borrows the
@@ -103,7 +103,7 @@ pub struct Search<'a, G: Expand = Chess> {
     root: Node<G>,
     params: Params,
     repetitions: Option<Repetitions>,
-    tt: &'a Table,
+    tt: &'a TranspositionTable,
     monitor: &'a mut Monitor,
     events: &'a mut dyn FnMut(Event),
     seldepth: u32,
@@ -112,7 +112,7 @@ pub struct Search<'a, G: Expand = Chess> {
 }
 
 /// Probes of `tables` that found a value since they were loaded.
-pub fn tbhits(tables: &Option<Arc<Tables>>) -> u64 {
+pub fn tbhits(tables: &Option<Arc<SyzygyTables>>) -> u64 {
     tables.as_ref().map_or(0, |t| t.hits())
 }
 
@@ -121,7 +121,7 @@ impl<'a, G: Expand> Search<'a, G> {
     pub fn new(
         root: &G,
         mut params: Params,
-        tt: &'a Table,
+        tt: &'a TranspositionTable,
         monitor: &'a mut Monitor,
         events: &'a mut dyn FnMut(Event),
     ) -> Search<'a, G> {
@@ -424,7 +424,7 @@ fn ground<'q, G: Game>(root: &Node<G>, params: &'q Params, repetitions: &'q Opti
 
 /// Limits of one blocking solve.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct SolveLimits {
+pub struct Budget {
     /// Total node limit.
     pub nodes: Option<u64>,
     /// Wall-clock limit.
@@ -436,8 +436,8 @@ pub struct SolveLimits {
 pub fn solve<G: Expand>(
     root: &G,
     params: Params,
-    limits: SolveLimits,
-    tt: &Table,
+    limits: Budget,
+    tt: &TranspositionTable,
     events: &mut dyn FnMut(Event),
 ) -> (Outcome, Stats) {
     let control = crate::dfpn::monitor::Control::new();
@@ -471,7 +471,7 @@ mod tests {
         let pos = parse_fen("8/1R6/8/4k3/1K4B1/2N4Q/8/8 w - - 0 1").unwrap();
         let mut mates = 0;
         for limit in 1..=200 {
-            let tt = Table::new(1);
+            let tt = TranspositionTable::new(1);
             let mut monitor = Monitor::new(Control::new(), Some(limit));
             let mut unshown = false;
             let mut events = |e: Event| unshown |= matches!(e, Event::MateUnshown { .. });
@@ -496,7 +496,7 @@ mod tests {
         // here Qg7, which gives the queen away. The move played without a line must be
         // one the table proves.
         let pos = parse_fen("8/R7/4k2p/8/5K2/8/8/6q1 b - - 55 28").unwrap();
-        let tt = Table::new(4);
+        let tt = TranspositionTable::new(4);
         let mut monitor = Monitor::new(Control::new(), None);
         let mut events = |_| {};
         let mut search =

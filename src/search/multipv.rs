@@ -16,7 +16,7 @@ use shakmaty::Move;
 use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::{Control, Monitor};
 use crate::search::{Outcome, Params, Search, Stats, tbhits};
-use crate::tt::Table;
+use crate::tt::TranspositionTable;
 
 /// Node budget per move in the first round; doubled every round.
 const FIRST_BUDGET: u64 = 20_000;
@@ -71,7 +71,7 @@ pub fn rank_moves<G: Expand>(
     root: &G,
     params: &Params,
     moves: &[Move],
-    tt: &Table,
+    tt: &TranspositionTable,
     control: &Arc<Control>,
     node_limit: Option<u64>,
     on_round: &mut dyn FnMut(Round<'_>),
@@ -148,7 +148,7 @@ mod tests {
 
     fn results(fen: &str, mate: u32) -> Vec<MoveResult> {
         let pos = parse_fen(fen).unwrap();
-        let tt = Table::new(16);
+        let tt = TranspositionTable::new(16);
         let params = Params { mate: MateBound::new(u64::from(mate)), ..Params::default() };
         rank_moves(&pos, &params, &[], &tt, &Control::new(), Some(20_000_000), &mut |_| {})
     }

@@ -44,9 +44,9 @@ use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::{Control, Monitor, Team};
 use crate::dfpn::value::Verdict;
 use crate::dfpn::{Call, Question, RootMoves, Solver};
-use crate::knowledge::tablebase::Tables;
+use crate::knowledge::tablebase::SyzygyTables;
 use crate::search::schedule::{Ask, Schedule, Step};
-use crate::tt::Table;
+use crate::tt::TranspositionTable;
 
 /// What the threads of a search share besides the table and the schedule: the team's
 /// count and recall, and the helpers' verdicts on their way to the driver.
@@ -113,7 +113,7 @@ impl Crew {
     /// search ends.
     pub fn work<G: Expand>(
         &self,
-        tt: &Table,
+        tt: &TranspositionTable,
         root: &Node<G>,
         ground: Ground<'_>,
         schedule: &Mutex<Schedule>,
@@ -147,7 +147,7 @@ pub(super) struct Ground<'q> {
     pub attackers: [Color; 2],
     pub root_moves: Option<&'q [Move]>,
     pub repetitions: Option<&'q Repetitions>,
-    pub tables: Option<&'q Tables>,
+    pub tables: Option<&'q SyzygyTables>,
 }
 
 impl<'q> Ground<'q> {

@@ -7,10 +7,10 @@ use shakmaty::Move;
 use crate::chess::mate_len::MateLen;
 use crate::dfpn::expand::Expand;
 use crate::error::CertError;
-use crate::knowledge::tablebase::Tables;
+use crate::knowledge::tablebase::SyzygyTables;
 use crate::proof::Claim;
-use crate::proof::certify::{CertLimits, Certified, certify};
-use crate::tt::Table;
+use crate::proof::certify::{CertBudget, Certified, certify};
+use crate::tt::TranspositionTable;
 
 /// Search statistics attached to events.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,7 +32,13 @@ pub struct Stats {
 impl Stats {
     /// The statistics of a search now: `monitor`'s nodes and time, `tt`'s fill, the bound
     /// `depth` of the question at hand, the deepest ply, and the tablebase hits.
-    pub fn now(monitor: &crate::dfpn::monitor::Monitor, tt: &Table, depth: u32, seldepth: u32, tbhits: u64) -> Stats {
+    pub fn now(
+        monitor: &crate::dfpn::monitor::Monitor,
+        tt: &TranspositionTable,
+        depth: u32,
+        seldepth: u32,
+        tbhits: u64,
+    ) -> Stats {
         Stats {
             nodes: monitor.total_nodes(),
             time: monitor.control().elapsed(),
@@ -138,9 +144,9 @@ impl Outcome {
     pub fn certify<G: Expand>(
         &self,
         root: &G,
-        tt: &Table,
-        limits: CertLimits,
-        tables: Option<&Tables>,
+        tt: &TranspositionTable,
+        limits: CertBudget,
+        tables: Option<&SyzygyTables>,
     ) -> Result<Certified, CertError> {
         let (claim, exact) = self.claim().ok_or(CertError::NothingProven)?;
         certify(root, (claim, exact, self.pv().len() as u32), tt, limits, tables)

@@ -20,7 +20,7 @@ use crate::dfpn::pndn::PnDn;
 use crate::dfpn::tree::RootMoves;
 use crate::dfpn::value::Value;
 use crate::knowledge::Reach;
-use crate::knowledge::tablebase::Tables;
+use crate::knowledge::tablebase::SyzygyTables;
 use crate::knowledge::variants::VariantGuide;
 use crate::variant::game::end_without_moves;
 
@@ -29,7 +29,7 @@ impl Expand for VariantPosition {
     const ENDINGS: bool = false;
     const DEFENDER_LEAF: u32 = 0;
 
-    fn knowledge(root: &VariantPosition, attacker: Color, _tables: Option<&Tables>) -> VariantGuide {
+    fn knowledge(root: &VariantPosition, attacker: Color, _tables: Option<&SyzygyTables>) -> VariantGuide {
         VariantGuide::new(root.variant(), attacker)
     }
 
@@ -182,7 +182,7 @@ mod tests {
     use crate::dfpn::monitor::{Control, Monitor};
     use crate::dfpn::tree::Cycles;
     use crate::dfpn::{Call, Question, Solver};
-    use crate::tt::Table;
+    use crate::tt::TranspositionTable;
     use crate::variant::game::parse_variant_fen;
     use shakmaty::variant::Variant;
 
@@ -190,7 +190,7 @@ mod tests {
     /// counting its nodes.
     fn solve_for(variant: Variant, fen: &str, attacker: Option<Color>, plies: u16) -> (Value, u64) {
         let node = Node::new(parse_variant_fen(variant, fen).unwrap());
-        let tt = Table::new(4);
+        let tt = TranspositionTable::new(4);
         let mut monitor = Monitor::new(Control::new(), Some(2_000_000));
         let attacker = attacker.unwrap_or(node.pos.turn());
         let question = Question { attacker, root_moves: None, repetitions: None, tables: None };

@@ -6,8 +6,8 @@
 
 use pnmate::MateBound;
 use pnmate::rng::Rng;
-use pnmate::search::{Params, SolveLimits, solve};
-use pnmate::{Outcome, Table};
+use pnmate::search::{Budget, Params, solve};
+use pnmate::{Outcome, TranspositionTable};
 use shakmaty::{Chess, Color, EnPassantMode, Move, Position, zobrist::Zobrist64};
 
 fn hash(p: &Chess) -> u64 {
@@ -120,7 +120,7 @@ fn random_game(rng: &mut Rng, len: usize) -> Option<(Chess, Vec<u64>, String)> {
 #[test]
 fn history_rule_matches_a_brute_force_with_fide_claims() {
     let mut rng = Rng::new(0x1234_5678_9ABC_DEF1);
-    let mut tt = Table::new(16);
+    let mut tt = TranspositionTable::new(16);
     let (mut checked, mut with_repeats, mut mates_found, mut history_mattered) = (0, 0, 0, 0);
     while checked < 800 {
         let len = 8 + rng.below(12);
@@ -145,7 +145,7 @@ fn history_rule_matches_a_brute_force_with_fide_claims() {
         let mattered = brute != shortest(&[hash(&pos)]);
         tt.clear();
         let params = Params { mate: MateBound::new(u64::from(n)), history: history.clone(), ..Params::default() };
-        let (outcome, _) = solve(&pos, params, SolveLimits::default(), &tt, &mut |_| {});
+        let (outcome, _) = solve(&pos, params, Budget::default(), &tt, &mut |_| {});
         let fen = pnmate::chess::position::to_fen(&pos);
         match (brute, &outcome) {
             (None, Outcome::NoMate { moves }) => assert_eq!(*moves, n, "{fen}"),

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{Session, bestmove, field, pos};
-use pnmate::search::{Params, SolveLimits, solve};
-use pnmate::tablebase::Tables;
-use pnmate::{MateBound, Outcome, Table};
+use pnmate::search::{Budget, Params, solve};
+use pnmate::tablebase::SyzygyTables;
+use pnmate::{MateBound, Outcome, TranspositionTable};
 use sha2::{Digest, Sha256};
 use shakmaty::{Board, CastlingMode, Chess, Color, FromSetup, Position, Role, Setup, Square};
 use shakmaty_syzygy::{Tablebase, Wdl};
@@ -23,8 +23,8 @@ fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/syzygy")
 }
 
-fn tables() -> Arc<Tables> {
-    Tables::load(dir().to_str().unwrap(), 7).0.expect("the test tables")
+fn tables() -> Arc<SyzygyTables> {
+    SyzygyTables::load(dir().to_str().unwrap(), 7).0.expect("the test tables")
 }
 
 /// The tables as shakmaty-syzygy reads them on its own.
@@ -35,10 +35,10 @@ fn oracle() -> Tablebase<Chess> {
 }
 
 /// Solves `fen` within `mate` moves (None: open) with or without tables, up to a node limit.
-fn solve_with(fen: &str, mate: Option<u32>, tables: Option<Arc<Tables>>, nodes: u64) -> (Outcome, u64) {
-    let tt = Table::new(64);
+fn solve_with(fen: &str, mate: Option<u32>, tables: Option<Arc<SyzygyTables>>, nodes: u64) -> (Outcome, u64) {
+    let tt = TranspositionTable::new(64);
     let params = Params { mate: mate.and_then(|m| MateBound::new(m.into())), tables, ..Params::default() };
-    let (outcome, stats) = solve(&pos(fen), params, SolveLimits { nodes: Some(nodes), time: None }, &tt, &mut |_| {});
+    let (outcome, stats) = solve(&pos(fen), params, Budget { nodes: Some(nodes), time: None }, &tt, &mut |_| {});
     (outcome, stats.nodes)
 }
 
@@ -60,20 +60,20 @@ fn committed_tables_match_their_published_checksums() {
 
 #[test]
 fn loading_says_what_it_found_and_what_it_could_not_read() {
-    let (tables, loaded) = Tables::load(dir().to_str().unwrap(), 7);
+    let (tables, loaded) = SyzygyTables::load(dir().to_str().unwrap(), 7);
     assert_eq!((loaded.files, loaded.men, loaded.problems.len()), (12, 4, 0));
     assert_eq!(loaded.summary(), "found 12 Syzygy table files, up to 4 men");
     assert_eq!(tables.unwrap().max_men(), 4);
 
     let both = format!("/no/such/dir{}{}", pnmate::tablebase::PATH_SEPARATOR, dir().display());
-    let (tables, loaded) = Tables::load(&both, 3);
+    let (tables, loaded) = SyzygyTables::load(&both, 3);
     assert_eq!(
         loaded.problems,
         ["cannot read Syzygy directory '/no/such/dir': No such file or directory (os error 2)"]
     );
     assert_eq!(tables.unwrap().max_men(), 3, "the probe limit caps the men probed");
 
-    let (tables, loaded) = Tables::load("<empty>", 7);
+    let (tables, loaded) = SyzygyTables::load("<empty>", 7);
     assert!(tables.is_none() && loaded.problems.is_empty());
     assert_eq!(loaded.summary(), "no Syzygy tables found");
 }
@@ -86,12 +86,12 @@ fn a_corrupt_table_is_unknown_and_the_search_still_proves_the_mate() {
     std::fs::write(tmp.join("KQvK.rtbw"), [0x55u8; 80]).unwrap();
     std::fs::write(tmp.join("KQvK.rtbz"), [0xaau8; 80]).unwrap();
     std::fs::write(tmp.join("KRvK.rtbw"), [0u8; 10]).unwrap();
-    let (_, loaded) = Tables::load(tmp.to_str().unwrap(), 7);
+    let (_, loaded) = SyzygyTables::load(tmp.to_str().unwrap(), 7);
     assert_eq!(loaded.problems.len(), 1, "{loaded:?}");
     assert!(loaded.problems[0].contains("unexpected file size"), "{loaded:?}");
     // Without the file of a bad size, the directory is read and the garbage is named.
     std::fs::remove_file(tmp.join("KRvK.rtbw")).unwrap();
-    let (tables, loaded) = Tables::load(tmp.to_str().unwrap(), 7);
+    let (tables, loaded) = SyzygyTables::load(tmp.to_str().unwrap(), 7);
     assert_eq!(loaded.files, 2);
     let corrupt = |name: &str| format!("Syzygy table '{}' is corrupt (bad header)", tmp.join(name).display());
     assert_eq!(loaded.problems, [corrupt("KQvK.rtbw"), corrupt("KQvK.rtbz")]);

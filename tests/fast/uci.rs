@@ -122,7 +122,7 @@ fn clock_go_returns_a_legal_move_in_time() {
     let mut s = Session::start();
     s.send("position startpos moves e2e4 e7e5");
     s.sync(); // as a GUI does before its first go: the table is in memory then
-    let mut limits = pnmate::limits::Limits::default();
+    let mut limits = pnmate::limits::GoLimits::default();
     limits.clock = Some(pnmate::limits::Clock {
         wtime: Some(Duration::from_millis(2000)),
         btime: Some(Duration::from_millis(2000)),

@@ -41,7 +41,7 @@ mod tests {
     fn dtm(fen: &str) -> Dtm {
         let pos = parse_fen(fen).unwrap();
         let mut exact = Exact::default();
-        exact.begin_call(pos.board(), crate::knowledge::Limits::waiting());
+        exact.begin_call(pos.board(), crate::knowledge::SearchLimits::waiting());
         exact.value(&pos).unwrap()
     }
 

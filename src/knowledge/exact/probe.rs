@@ -12,7 +12,7 @@ use super::store::{Fetched, estimate, store};
 use super::table::{Dtm, DtmTable};
 use crate::chess::game::Game;
 use crate::chess::rules::Repetitions;
-use crate::knowledge::Limits;
+use crate::knowledge::SearchLimits;
 
 /// The share of a search's time left (or of its node limit, at [`node_time`]) that
 /// building a table met below its root may take (by [`super::DtmStore::estimate`]).
@@ -47,12 +47,12 @@ pub struct Exact {
     seen: Cell<u64>,
     /// The call root's material and all it leads to.
     root: Vec<Material>,
-    limits: Limits,
+    limits: SearchLimits,
 }
 
 impl Exact {
     /// A call starts at `root`, within the search's `limits`.
-    pub fn begin_call(&mut self, root: &Board, limits: Limits) {
+    pub fn begin_call(&mut self, root: &Board, limits: SearchLimits) {
         self.root.clear();
         if let Some((material, _)) = Material::of_board(root) {
             self.root = closure(material);
@@ -159,7 +159,7 @@ pub fn longest_mate(board: &Board) -> Option<u32> {
 /// A search of `root` begins: its tables go to the front of the builder's queue, and a
 /// search that waits for its tables (`limits`, see [`Exact`]) waits for its root's here,
 /// so that the driver knows the ending's longest mate from its first call.
-pub fn begin_search(root: &Board, limits: &Limits) {
+pub fn begin_search(root: &Board, limits: &SearchLimits) {
     let material = (root.occupied().count() <= DTM_MEN).then(|| Material::of_board(root).map(|m| m.0)).flatten();
     let store = store();
     store.begin_search(material);
@@ -189,7 +189,7 @@ pub fn exact_floor(reps: &Repetitions, repeated: &[Chess]) -> [u32; 2] {
             return [0, 0];
         }
         let mut exact = Exact::default();
-        exact.begin_call(pos.board(), Limits::default());
+        exact.begin_call(pos.board(), SearchLimits::default());
         let (winner, plies) = match exact.value(pos) {
             Some(Dtm::Wins(d)) => (pos.turn(), d),
             Some(Dtm::Loses(d)) => (!pos.turn(), d),
