@@ -13,21 +13,23 @@
 //! is the process's tables and their builder thread, and [`probe`] is what one df-pn
 //! call reads of them.
 
-pub mod build;
+pub(crate) mod build;
 pub mod file;
 pub(crate) mod index;
 pub(crate) mod mapped;
 pub mod material;
 pub(crate) mod moves;
+pub(crate) mod nodes;
 pub mod probe;
+pub mod progress;
 pub mod store;
 pub(crate) mod sweep;
 pub mod table;
 pub mod verify;
 
-pub use build::Progress;
 pub use material::{DTM_MEN, Material, all_materials, closure};
 pub use probe::{Exact, begin_search, exact_floor, longest_mate};
+pub use progress::Progress;
 pub use store::{DtmStore, Fetched, Prepared, store};
 pub use table::{Code, Dtm, DtmTable, Origin};
 pub use verify::{Verified, verify};

@@ -16,11 +16,12 @@ use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap;
 
-use super::build::{Progress, build};
+use super::build::build;
 use super::file::{self, StoredError};
 use super::index::Layout;
 use super::material::{Material, closure};
 use super::moves::Built;
+use super::progress::Progress;
 use super::table::{DtmTable, Origin};
 
 /// The most memory the tables built in memory take together between searches: as a

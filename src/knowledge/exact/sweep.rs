@@ -25,11 +25,11 @@ use std::time::Instant;
 use shakmaty::attacks::{attacks, between, king_attacks, pawn_attacks};
 use shakmaty::{Bitboard, Color, Piece, Role, Square};
 
-use super::build::Progress;
 use super::index::Layout;
 use super::mapped::Bytes;
 use super::material::Material;
 use super::moves::{Built, Exits, Placement, count};
+use super::progress::Progress;
 use super::table::{Code, DtmTable, Origin, before};
 
 /// The exit byte of a position with no capture or promotion.
@@ -772,8 +772,8 @@ pub(crate) fn build(material: Material, built: &Built, progress: &Progress) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::knowledge::exact::build::build_by_nodes;
     use crate::knowledge::exact::material::closure;
+    use crate::knowledge::exact::nodes::build as build_by_nodes;
     use std::sync::Arc;
 
     /// The bit-parallel build gives every table byte for byte what the node-by-node build
@@ -788,7 +788,7 @@ mod tests {
                     continue;
                 }
                 let table = build(m, &built, &Progress::default()).expect("no pawns of both colours");
-                let reference = build_by_nodes(m, &built);
+                let reference = build_by_nodes(m, &built, &Progress::default());
                 assert!(table.bytes() == reference.bytes(), "{m}: the two builds differ");
                 assert_eq!(table.longest, reference.longest, "{m}");
                 built.insert(m, Arc::new(table));
