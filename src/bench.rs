@@ -10,8 +10,10 @@ use shakmaty::Position;
 
 use crate::chess::position::parse_fen;
 use crate::dfpn::monitor::{Control, Monitor};
+use crate::knowledge::oracle::ChessOracle;
 use crate::knowledge::tablebase::SyzygyTables;
-use crate::search::{Budget, Event, Params, Search, solve};
+use crate::limits::Budget;
+use crate::search::{Event, Params, Search, solve};
 use crate::tt::TranspositionTable;
 
 /// Default node limit per position.
@@ -271,7 +273,7 @@ fn run_positions(positions: &[&str], nodes: u64, tables: Option<&Arc<SyzygyTable
         let pos = parse_fen(fen).expect("bench positions are valid");
         tt.clear();
         let limits = Budget { nodes: Some(nodes), time: None };
-        let params = Params { tables: tables.cloned(), ..Params::default() };
+        let params = Params { oracle: ChessOracle::with_syzygy(tables.cloned()), ..Params::default() };
         let (_, stats) = solve(&pos, params, limits, &tt, &mut |_| {});
         total += stats.nodes;
     }

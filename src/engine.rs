@@ -24,12 +24,14 @@ use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::{Control, Monitor, Progress};
 use crate::error::{OptionError, SetupError, UciError};
 use crate::fallback::{self, AlphaBeta, choose_move};
+use crate::jobs::search_thread;
 use crate::knowledge::exact;
+use crate::knowledge::oracle::ChessOracle;
 use crate::knowledge::tablebase::SyzygyTables;
 use crate::limits::GoLimits;
 use crate::options::{OPTIONS, OptionId, Setting, find as find_option};
-use crate::search::multipv::{MoveResult, rank_moves};
-use crate::search::{Event, Outcome, Params, Search, Stats, search_thread, tbhits};
+use crate::search::multipv::{MoveResult, Ranking, rank_moves};
+use crate::search::{Event, Outcome, Params, Search, Stats};
 use crate::tt::TranspositionTable;
 use crate::variant::{parse_variant_fen, variant_named};
 
@@ -657,6 +659,11 @@ fn remembering_scores(sink: &Sink, last: &Arc<Mutex<Option<EngineEvent>>>) -> Si
     })
 }
 
+/// Probes of the Syzygy tables that found a value since they were loaded (0 without).
+fn tbhits(tables: &Option<Arc<SyzygyTables>>) -> u64 {
+    tables.as_ref().map_or(0, |t| t.hits())
+}
+
 /// A flag one thread sets once and another waits for, with a timeout.
 #[derive(Default)]
 struct Finished {
@@ -806,7 +813,10 @@ impl Job {
     /// The search proper: the prover, then the move to play.
     fn prove_and_choose(&self) -> (Option<Move>, Option<Move>) {
         match &self.root {
-            Ok(Root::Chess(pos)) => self.prove_then(pos, |allowed, started| self.chess_fallback(pos, allowed, started)),
+            Ok(Root::Chess(pos)) => {
+                let oracle = ChessOracle { syzygy: self.tables.clone(), repeated: self.repeated.clone().into() };
+                self.prove_then(pos, oracle, |allowed, started| self.chess_fallback(pos, allowed, started))
+            }
             Ok(Root::Variant(pos)) => {
                 if self.tables.is_some() {
                     (self.sink)(EngineEvent::Note(format!(
@@ -814,7 +824,7 @@ impl Job {
                         pos.variant().uci()
                     )));
                 }
-                self.prove_then(pos, |allowed, started| self.fallback(pos, allowed, started))
+                self.prove_then(pos, (), |allowed, started| self.fallback(pos, allowed, started))
             }
             Err(e) => {
                 (self.sink)(EngineEvent::Note(format!("error: no valid position to search ({e})")));
@@ -824,12 +834,13 @@ impl Job {
         }
     }
 
-    /// The prover on `pos`, in any game: one result, or MultiPV's ranked moves; the
-    /// game's `fallback` (given the allowed root moves and the start) when nothing is
-    /// proven.
-    fn prove_then<G: Expand>(
+    /// The prover on `pos`, in any game, with the game's `oracle`: one result, or
+    /// MultiPV's ranked moves; the game's `fallback` (given the allowed root moves and the
+    /// start) when nothing is proven.
+    fn prove_then<G: AlphaBeta + Expand>(
         &self,
         pos: &G,
+        oracle: G::Oracle,
         fallback: impl FnOnce(&[Move], Instant) -> (Option<Move>, Option<Move>),
     ) -> (Option<Move>, Option<Move>) {
         let started = Instant::now();
@@ -856,9 +867,8 @@ impl Job {
             mate: self.limits.mate_bound(),
             root_moves: (!allowed.is_empty()).then(|| allowed.clone()),
             history: self.history.clone(),
-            repeated: if G::ENDINGS { self.repeated.clone() } else { Vec::new() },
             threads: self.threads,
-            tables: if G::ENDINGS { self.tables.clone() } else { None },
+            oracle,
         };
         if self.multipv > 1 {
             return self.rank_and_choose(pos, &allowed, &params);
@@ -934,14 +944,20 @@ impl Job {
 
     /// MultiPV: proves what it can about every root move, reports the best `multipv` of
     /// them after every round, and plays the best.
-    fn rank_and_choose<G: Expand>(&self, pos: &G, allowed: &[Move], params: &Params) -> (Option<Move>, Option<Move>) {
+    fn rank_and_choose<G: AlphaBeta + Expand>(
+        &self,
+        pos: &G,
+        allowed: &[Move],
+        params: &Params<G>,
+    ) -> (Option<Move>, Option<Move>) {
         self.tt.new_search();
         let mut reported = false;
         let report = |results: &[MoveResult], stats: Stats| {
             let results = results.iter().take(self.multipv).cloned().collect();
             (self.sink)(EngineEvent::Ranked { results, stats });
         };
-        let results = rank_moves(pos, params, allowed, &self.tt, &self.control, self.limits.nodes, &mut |round| {
+        let ranking = Ranking { moves: allowed, node_limit: self.limits.nodes, evaluate: &G::evaluate };
+        let results = rank_moves(pos, params, ranking, &self.tt, &self.control, &mut |round| {
             reported = true;
             report(round.results, round.stats);
         });

@@ -106,6 +106,10 @@ pub enum CertError {
     /// The bytes are not a well-formed certificate.
     #[error("malformed certificate: {0}")]
     Format(&'static str),
+    /// A problem solved from the position after the key: a certificate starts at the
+    /// stipulation's first move.
+    #[error("no certificate for play after the key")]
+    Postkey,
 }
 
 /// A `setoption` the engine refuses.
@@ -142,4 +146,84 @@ pub enum OptionError {
     /// The table could not be allocated at the size asked.
     #[error("{0}")]
     Allocation(String),
+}
+
+/// Why a stipulation was not read.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum StipulationError {
+    /// Not one of the orthodox stipulations.
+    #[error(
+        "unknown stipulation '{0}': orthodox ones are #n, s#n, r#n, h#n, h#n.5, ser-h#n, ser-#n, =n, s=n, h=n and ser-h=n"
+    )]
+    Unknown(String),
+    /// A half move where only help play takes one.
+    #[error("'{0}': only help play takes a half move (h#n.5)")]
+    HalfMove(String),
+    /// No move at all.
+    #[error("'{0}': a stipulation takes at least one move")]
+    NoMove(String),
+    /// More moves than the prover takes.
+    #[error("'{text}': at most {max} moves")]
+    TooLong {
+        /// The stipulation as written.
+        text: String,
+        /// The most moves read.
+        max: u16,
+    },
+}
+
+/// Why a problem of a Popeye input file was not read, and where.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("line {line}: {message}")]
+pub struct PopeyeError {
+    /// The line of the input (from 1) where reading stopped.
+    pub line: usize,
+    /// What is wrong there.
+    pub message: String,
+}
+
+/// Why a problem was not solved.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum ProblemError {
+    /// Play after the key was asked of help or series play.
+    #[error("{0}: play after the key (postkey) is for battle play")]
+    PostkeyNotBattle(String),
+    /// The position's side to move is not the stipulation's first mover.
+    #[error("{stipulation}: {first} moves first, but the position has {to_move} to move")]
+    WrongSide {
+        /// The stipulation.
+        stipulation: String,
+        /// Who must move first.
+        first: &'static str,
+        /// Who moves in the position.
+        to_move: &'static str,
+    },
+}
+
+/// Why a help or series solution fails its replay.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum SolutionError {
+    /// Empty, or longer than the stipulation.
+    #[error("{got} plies, the stipulation has {max}")]
+    Length {
+        /// Plies of the solution.
+        got: usize,
+        /// Plies of the stipulation.
+        max: u16,
+    },
+    /// The goal is reached before the line ends.
+    #[error("the goal is reached before ply {0}")]
+    Early(usize),
+    /// A pass by a side that may not pass, or out of check only.
+    #[error("ply {0}: a pass where none is allowed")]
+    Pass(usize),
+    /// The side that waits out a series moves.
+    #[error("ply {0}: the side waiting out the series moves")]
+    Waiting(usize),
+    /// A move that is not legal.
+    #[error("ply {0}: an illegal move")]
+    Illegal(usize),
+    /// The line does not end in the goal.
+    #[error("the line does not end in the goal")]
+    NoGoal,
 }

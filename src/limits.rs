@@ -1,11 +1,20 @@
-//! Search limits as the UCI `go` command and the CLI express them, and the time budget
-//! derived from a game clock.
+//! Search limits as the UCI `go` command and the CLI express them, the time budget
+//! derived from a game clock, and the budget of a blocking search.
 
 use std::time::Duration;
 
 use shakmaty::Color;
 
 use crate::chess::mate_len::MateBound;
+
+/// A budget of one blocking search: its node and time limits (None: none).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Budget {
+    /// Total node limit.
+    pub nodes: Option<u64>,
+    /// Wall-clock limit.
+    pub time: Option<Duration>,
+}
 
 /// The fallback search's depth (plies) when `go depth` does not give one.
 pub const DEFAULT_FALLBACK_DEPTH: u32 = 64;

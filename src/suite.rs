@@ -2,8 +2,6 @@
 //! every result against the suite and tallies a summary. Printing is the caller's.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use shakmaty::Chess;
@@ -14,12 +12,14 @@ use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::Control;
 use crate::epd::{EpdEntry, Judgement, LENGTH_BANDS, band, judge};
 use crate::error::CertError;
-use crate::knowledge::tablebase::SyzygyTables;
+use crate::fallback::AlphaBeta;
+use crate::jobs::run_jobs;
+use crate::limits::Budget;
 use crate::proof::Written;
 use crate::proof::certify::CertBudget;
 use crate::search::Outcome;
-use crate::search::multipv::{MoveResult, rank_moves};
-use crate::search::{Budget, Params, search_thread, solve};
+use crate::search::multipv::{MoveResult, Ranking, rank_moves};
+use crate::search::{Params, solve};
 use crate::tt::TranspositionTable;
 
 /// The result of one suite position.
@@ -45,11 +45,11 @@ pub struct PositionResult<G: Game = Chess> {
     pub certificate: Option<Result<Written, CertError>>,
 }
 
-/// Per-run settings (the tablebases serve chess only).
-#[derive(Clone, Debug)]
-pub struct RunSettings {
-    /// The tablebases, when loaded.
-    pub tables: Option<Arc<SyzygyTables>>,
+/// Per-run settings, in game `G` (chess unless named).
+#[derive(Clone)]
+pub struct RunSettings<G: Expand = Chess> {
+    /// What the game's tables know (chess: the Syzygy tables, when loaded).
+    pub oracle: G::Oracle,
     /// Limits per position.
     pub limits: Budget,
     /// Table size per job (MB).
@@ -74,83 +74,74 @@ pub fn certificate_name(index: usize) -> String {
 
 /// Solves every entry on `settings.jobs` threads; `on_result` is called (from the
 /// workers, serialised) as each finishes. Results come back in input order.
-pub fn run<G: Expand>(
+pub fn run<G: AlphaBeta + Expand>(
     entries: &[EpdEntry<G>],
-    settings: &RunSettings,
+    settings: &RunSettings<G>,
     bound_of: &(dyn Fn(&EpdEntry<G>) -> Option<MateBound> + Sync),
     on_result: &(dyn Fn(&PositionResult<G>) + Sync),
 ) -> Vec<PositionResult<G>> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<PositionResult<G>>>> = Mutex::new(vec![None; entries.len()]);
-    let tables = if G::ENDINGS { settings.tables.clone() } else { None };
     let jobs = settings.jobs.max(1).min(entries.len().max(1));
-    let work = || {
+    let table = || {
         let mut tt = TranspositionTable::new(settings.hash);
         tt.finish_touching(); // the first position's time starts with the table in memory
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(entry) = entries.get(i) else { break };
-            let params = Params {
-                mate: bound_of(entry),
-                threads: settings.threads,
-                tables: tables.clone(),
-                ..Params::default()
-            };
-            tt.clear(); // independent positions: results do not depend on scheduling
-            let started = Instant::now();
-            let (outcome, mut stats) = solve(&entry.pos, params, settings.limits, &tt, &mut |_| {});
-            let judgement = judge(entry, &outcome);
-            let keys = match &outcome {
-                Outcome::Mate { moves, .. } if settings.all_keys && judgement.is_found() => {
-                    let (keys, nodes) = all_keys(entry, *moves, settings, tables.clone(), &tt);
-                    stats.nodes += nodes;
-                    keys
-                }
-                _ => Vec::new(),
-            };
-            let certificate = settings.proofs.as_ref().filter(|_| outcome != Outcome::Unknown).map(|dir| {
-                let path = dir.join(certificate_name(i));
-                outcome.certify(&entry.pos, &tt, CertBudget::default(), tables.as_deref()).and_then(|c| c.write(&path))
-            });
-            let r = PositionResult {
-                index: i,
-                entry: entry.clone(),
-                outcome,
-                judgement,
-                nodes: stats.nodes,
-                time: started.elapsed(),
-                keys,
-                certificate,
-            };
-            on_result(&r);
-            results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+        tt
+    };
+    let solve_one = |tt: &mut TranspositionTable, i: usize| {
+        let entry = &entries[i];
+        let params = Params {
+            mate: bound_of(entry),
+            threads: settings.threads,
+            oracle: settings.oracle.clone(),
+            ..Params::default()
+        };
+        tt.clear(); // independent positions: results do not depend on scheduling
+        let started = Instant::now();
+        let (outcome, mut stats) = solve(&entry.pos, params, settings.limits, tt, &mut |_| {});
+        let judgement = judge(entry, &outcome);
+        let keys = match &outcome {
+            Outcome::Mate { moves, .. } if settings.all_keys && judgement.is_found() => {
+                let (keys, nodes) = all_keys(entry, *moves, settings, tt);
+                stats.nodes += nodes;
+                keys
+            }
+            _ => Vec::new(),
+        };
+        let certificate = settings.proofs.as_ref().filter(|_| outcome != Outcome::Unknown).map(|dir| {
+            let path = dir.join(certificate_name(i));
+            outcome.certify(&entry.pos, tt, CertBudget::default(), &settings.oracle).and_then(|c| c.write(&path))
+        });
+        PositionResult {
+            index: i,
+            entry: entry.clone(),
+            outcome,
+            judgement,
+            nodes: stats.nodes,
+            time: started.elapsed(),
+            keys,
+            certificate,
         }
     };
-    std::thread::scope(|scope| {
-        let mut started = 0;
-        for _ in 0..jobs {
-            started += usize::from(search_thread("pnmate-epd").spawn_scoped(scope, work).is_ok());
-        }
-        if started == 0 {
-            work(); // no thread could be started: solve here
-        }
-    });
-    results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect()
+    run_jobs(entries.len(), jobs, "pnmate-epd", table, solve_one, |_, r| on_result(r))
 }
 
 /// Every first move of `entry` that mates within `moves`, best first, and the nodes spent.
-fn all_keys<G: Expand>(
+fn all_keys<G: AlphaBeta + Expand>(
     entry: &EpdEntry<G>,
     moves: u32,
-    settings: &RunSettings,
-    tables: Option<Arc<SyzygyTables>>,
+    settings: &RunSettings<G>,
     tt: &TranspositionTable,
 ) -> (Vec<MoveResult>, u64) {
     let control = Control::new();
     control.set_deadline(settings.limits.time);
-    let params = Params { mate: MateBound::new(moves.into()), threads: settings.threads, tables, ..Params::default() };
+    let params = Params {
+        mate: MateBound::new(moves.into()),
+        threads: settings.threads,
+        oracle: settings.oracle.clone(),
+        ..Params::default()
+    };
     let mut nodes = 0;
-    let results = rank_moves(&entry.pos, &params, &[], tt, &control, settings.limits.nodes, &mut |round| {
+    let ranking = Ranking { moves: &[], node_limit: settings.limits.nodes, evaluate: &G::evaluate };
+    let results = rank_moves(&entry.pos, &params, ranking, tt, &control, &mut |round| {
         nodes = round.stats.nodes;
     });
     (results.into_iter().filter(|r| matches!(r.outcome, Outcome::Mate { .. })).collect(), nodes)

@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use pnmate::MateBound;
 use pnmate::epd::parse_line;
+use pnmate::limits::Budget;
 use pnmate::proof::verify::verify_line;
-use pnmate::search::{Budget, Params, solve};
+use pnmate::search::{Params, solve};
 use pnmate::{MateLen, Outcome, TranspositionTable};
 
 fn suite(name: &str) -> Vec<(String, pnmate::epd::EpdEntry)> {

@@ -24,7 +24,6 @@ use crate::dfpn::query::Keys;
 use crate::dfpn::tree::{Cycles, RootMoves, Tree};
 use crate::dfpn::value::{Value, Verdict};
 use crate::knowledge::Know;
-use crate::knowledge::tablebase::SyzygyTables;
 use crate::tt::{Record, TranspositionTable};
 
 /// One root call of the solver: how much it may spend and what its root is. The search's
@@ -43,17 +42,24 @@ pub struct Call {
 }
 
 /// What a solver is asked: who attacks, and in which game.
-#[derive(Clone, Copy, Debug)]
-pub struct Question<'q> {
+pub struct Question<'q, G: Expand = Chess> {
     /// The side that tries to mate.
     pub attacker: Color,
     /// The moves of a restricted root (UCI searchmoves), when restricted.
     pub root_moves: Option<&'q [Move]>,
     /// Repetitions the defender may claim against the game history, if any.
     pub repetitions: Option<&'q Repetitions>,
-    /// The tablebases, when loaded.
-    pub tables: Option<&'q SyzygyTables>,
+    /// What the game's tables know.
+    pub oracle: &'q G::Oracle,
 }
+
+impl<G: Expand> Clone for Question<'_, G> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<G: Expand> Copy for Question<'_, G> {}
 
 /// The df-pn solver for one question over one table, in game `G` (chess unless named).
 pub struct Solver<'a, G: Expand = Chess> {
@@ -75,7 +81,7 @@ pub struct Solver<'a, G: Expand = Chess> {
 
 impl<'a, G: Expand> Solver<'a, G> {
     /// A solver for `question` about the game of `root` over `tt`, counting in `monitor`.
-    pub fn new(tt: &'a TranspositionTable, monitor: &'a mut Monitor, root: &G, question: Question<'a>) -> Self {
+    pub fn new(tt: &'a TranspositionTable, monitor: &'a mut Monitor, root: &G, question: Question<'a, G>) -> Self {
         let salt = question.repetitions.map_or(0, Repetitions::salt) ^ root.salt();
         Solver {
             tree: Tree {
@@ -88,7 +94,7 @@ impl<'a, G: Expand> Solver<'a, G> {
                 cycles: Cycles::Search,
             },
             monitor,
-            knowledge: G::knowledge(root, question.attacker, question.tables),
+            knowledge: G::knowledge(root, question.attacker, question.oracle),
             set_aside: SetAside::default(),
             stack: Vec::new(),
             path: Path::default(),
@@ -368,6 +374,7 @@ impl Returned {
 mod tests {
     use super::*;
     use crate::dfpn::monitor::Control;
+    use crate::knowledge::oracle::ChessOracle;
     use shakmaty::{CastlingMode, Chess, fen::Fen};
 
     fn node(fen: &str) -> Node {
@@ -381,7 +388,7 @@ mod tests {
             attacker: shakmaty::Position::turn(&node.pos),
             root_moves: None,
             repetitions: None,
-            tables: None,
+            oracle: &ChessOracle::default(),
         };
         let mut solver = Solver::new(tt, &mut monitor, &node.pos, question);
         let call = Call { budget: None, root: RootMoves::Restricted, game_root: true, cycles };
@@ -414,7 +421,8 @@ mod tests {
         let tt = TranspositionTable::new(1);
         assert_eq!(verdict(&tt, &kr, 3, Cycles::Cut), Verdict::Unknown);
         let mut monitor = Monitor::new(Control::new(), None);
-        let question = Question { attacker: Color::White, root_moves: None, repetitions: None, tables: None };
+        let question =
+            Question { attacker: Color::White, root_moves: None, repetitions: None, oracle: &ChessOracle::default() };
         let stored = Solver::new(&tt, &mut monitor, &kr.pos, question).lookup(&kr, Plies::mate_in(3));
         assert!(!stored.is_some_and(|v| v.is_disproven()), "a path-dependent disproof reached the table");
         assert_eq!(verdict(&tt, &kr, 3, Cycles::Search), Verdict::Disproven(Plies::mate_in(3).succ()));

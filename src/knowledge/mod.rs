@@ -26,6 +26,7 @@ pub(crate) mod eval;
 pub mod exact;
 pub(crate) mod material;
 pub(crate) mod mating;
+pub mod oracle;
 pub(crate) mod progress;
 pub mod tablebase;
 pub(crate) mod variants;
@@ -100,7 +101,9 @@ pub enum MoveClass {
 /// What a solver tells its knowledge as it searches, in every game: a call starts, a
 /// move proved an attacker node. Each game's knowledge reads the nodes its own way (the
 /// chess expansion asks [`Knowledge::at`], a variant's asks its [`variants::VariantGuide`]).
-pub trait Know {
+pub trait Know<G> {
+    /// How far the driver's bounds reach in the game of `root`.
+    fn reach(root: &G) -> Reach;
     /// A df-pn call starts at `root`, within the search's `limits`.
     fn begin_call(&mut self, root: &Board, limits: SearchLimits);
     /// `best` proved an attacker node.
@@ -177,7 +180,11 @@ impl<'t> Knowledge<'t> {
     }
 }
 
-impl Know for Knowledge<'_> {
+impl Know<shakmaty::Chess> for Knowledge<'_> {
+    fn reach(_root: &shakmaty::Chess) -> Reach {
+        CHESS_REACH
+    }
+
     fn begin_call(&mut self, root: &Board, limits: SearchLimits) {
         self.exact.begin_call(root, limits);
     }
@@ -316,12 +323,6 @@ pub enum FarBounds {
     UpToLongestMate,
 }
 
-/// Whether the tables say `attacker` can force a mate from `node` (with a fresh 50-move
-/// count): the driver then asks its long call first.
-pub fn tables_win(node: &Node, attacker: Color, tables: Option<&SyzygyTables>) -> bool {
-    tables.is_some_and(|t| t.wins(node, attacker) == Some(true))
-}
-
 /// Long call share where the ladder proves mates in its later rounds.
 pub const LONG_SHARE: u64 = 16;
 
@@ -417,7 +418,7 @@ mod tests {
         let n = node("8/8/8/8/8/2k5/1R6/K7 w - - 0 1");
         let k = Knowledge::new(Color::White, Some(&tables));
         assert!(!k.no_win(&n));
-        assert!(tables_win(&n, Color::White, Some(&tables)));
+        assert_eq!(tables.wins(&n, Color::White), Some(true));
         let guide = k.at(&n);
         assert_eq!(guide.exact(&n, find(&n, "b2b3")), Some(Exact::NoWin), "the king takes the rook");
         let kept: Vec<(Move, u32)> = n

@@ -142,7 +142,11 @@ impl VariantGuide {
 }
 
 /// A variant's numbers depend on the position alone: nothing is learned as it searches.
-impl Know for VariantGuide {
+impl Know<shakmaty::variant::VariantPosition> for VariantGuide {
+    fn reach(root: &shakmaty::variant::VariantPosition) -> Reach {
+        reach(root.variant())
+    }
+
     fn begin_call(&mut self, _root: &shakmaty::Board, _limits: super::SearchLimits) {}
 
     fn learn_mate(&mut self, _best: MoveCode) {}

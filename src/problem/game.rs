@@ -31,7 +31,6 @@ use crate::dfpn::expand::{Expand, Expander};
 use crate::dfpn::pndn::PnDn;
 use crate::dfpn::tree::RootMoves;
 use crate::dfpn::value::Value;
-use crate::knowledge::tablebase::SyzygyTables;
 use crate::knowledge::{CHESS_REACH, Know, Reach, SearchLimits};
 use crate::problem::stipulation::{Goal, Stipulation};
 use crate::tt::Record;
@@ -265,26 +264,22 @@ impl Game for Problem {
 /// A problem's solver knows nothing beyond the rules and the stipulation.
 pub struct Rules;
 
-impl Know for Rules {
+impl Know<Problem> for Rules {
+    fn reach(_root: &Problem) -> Reach {
+        CHESS_REACH
+    }
+
     fn begin_call(&mut self, _root: &Board, _limits: SearchLimits) {}
     fn learn_mate(&mut self, _best: MoveCode) {}
 }
 
 impl Expand for Problem {
     type Knowledge<'t> = Rules;
+    type Oracle = ();
     const DEFENDER_LEAF: u32 = 0;
-    const ENDINGS: bool = false;
 
-    fn knowledge(_root: &Problem, _attacker: Color, _tables: Option<&SyzygyTables>) -> Rules {
+    fn knowledge(_root: &Problem, _attacker: Color, _oracle: &()) -> Rules {
         Rules
-    }
-
-    fn evaluate(&self) -> i32 {
-        0
-    }
-
-    fn reach(&self) -> Reach {
-        CHESS_REACH
     }
 
     /// A node's children, each played and judged by the stipulation, or the node's value

@@ -13,6 +13,7 @@
 
 use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, File, FromSetup, Piece, Rank, Role, Setup, Square};
 
+use crate::error::PopeyeError;
 use crate::problem::stipulation::Stipulation;
 use crate::problem::tree::Show;
 
@@ -303,7 +304,7 @@ impl Draft {
 
     fn read_stipulation(&mut self, tokens: &mut Tokens) -> Result<String, String> {
         let t = tokens.next().ok_or("stipulation: missing")?;
-        self.stip = Some(t.parse().map_err(|e: crate::problem::stipulation::StipulationError| e.to_string())?);
+        self.stip = Some(t.parse().map_err(|e: crate::error::StipulationError| e.to_string())?);
         Ok(t.to_string())
     }
 
@@ -440,8 +441,13 @@ fn position(board: &Board, turn: Color) -> Result<Chess, String> {
 }
 
 /// Reads every problem of a Popeye input file.
-pub fn parse(text: &str) -> Result<Vec<PopeyeProblem>, String> {
+pub fn parse(text: &str) -> Result<Vec<PopeyeProblem>, PopeyeError> {
     let mut tokens = Tokens::new(text);
+    read_problems(&mut tokens)
+        .map_err(|message| PopeyeError { line: tokens.line.min(tokens.lines.len().max(1) - 1) + 1, message })
+}
+
+fn read_problems(tokens: &mut Tokens) -> Result<Vec<PopeyeProblem>, String> {
     let mut problems = Vec::new();
     match tokens.next() {
         Some(t) if word(t, KEYWORDS) == Some("begin") => {}
@@ -461,11 +467,11 @@ pub fn parse(text: &str) -> Result<Vec<PopeyeProblem>, String> {
                 Some("remark") => {
                     tokens.rest_of_line();
                 }
-                Some("pieces") => draft.read_pieces(&mut tokens)?,
+                Some("pieces") => draft.read_pieces(tokens)?,
                 Some("stipulation") => {
-                    draft.read_stipulation(&mut tokens)?;
+                    draft.read_stipulation(tokens)?;
                 }
-                Some("option") => draft.read_options(&mut tokens)?,
+                Some("option") => draft.read_options(tokens)?,
                 Some("twin") => {
                     let cont = tokens.peek().is_some_and(|t| t.eq_ignore_ascii_case("cont"));
                     if cont {
@@ -483,7 +489,7 @@ pub fn parse(text: &str) -> Result<Vec<PopeyeProblem>, String> {
                             break;
                         }
                         tokens.next();
-                        labels.push(twin.twin_change(change, &mut tokens)?);
+                        labels.push(twin.twin_change(change, tokens)?);
                     }
                     let letter = (b'b' + twins.len() as u8) as char;
                     let prefix = if cont { "+" } else { "" };
@@ -577,7 +583,7 @@ mod tests {
 
     #[test]
     fn fairy_words_are_refused_by_name() {
-        let err = |text: &str| parse(text).unwrap_err();
+        let err = |text: &str| parse(text).unwrap_err().message;
         assert!(err("begin pieces white ka1 black ka8 cond circe stip #2 end").starts_with("condition"));
         assert!(err("begin pieces white ka1 nrb2 black ka8 stip #2 end").contains("fairy pieces"));
         assert!(err("begin pieces white ka1 black ka8 stip #2 opt nowk end").starts_with("option nowk"));

@@ -8,6 +8,8 @@ use std::str::FromStr;
 
 use shakmaty::Color;
 
+use crate::error::StipulationError;
+
 /// What the last move must bring about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Goal {
@@ -103,18 +105,6 @@ impl Stipulation {
     }
 }
 
-/// Why a stipulation could not be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StipulationError(pub String);
-
-impl fmt::Display for StipulationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
-
-impl std::error::Error for StipulationError {}
-
 /// The longest stipulation read: n moves, as problems go (a prover bound, not a rule).
 pub const MAX_PROBLEM_MOVES: u16 = 60;
 
@@ -122,11 +112,7 @@ impl FromStr for Stipulation {
     type Err = StipulationError;
 
     fn from_str(text: &str) -> Result<Stipulation, StipulationError> {
-        let unknown = || {
-            StipulationError(format!(
-                "unknown stipulation '{text}': orthodox ones are #n, s#n, r#n, h#n, h#n.5, ser-h#n, ser-#n, =n, s=n, h=n and ser-h=n"
-            ))
-        };
+        let unknown = || StipulationError::Unknown(text.to_string());
         let s = text.trim().to_ascii_lowercase();
         let (play, rest) = [
             ("ser-h", Play::SeriesHelp),
@@ -150,17 +136,17 @@ impl FromStr for Stipulation {
             None => (count, false),
         };
         if half && play != Play::Help {
-            return Err(StipulationError(format!("'{text}': only help play takes a half move (h#n.5)")));
+            return Err(StipulationError::HalfMove(text.to_string()));
         }
         if (play == Play::Series || play == Play::Reflex) && goal == Goal::Stalemate {
             return Err(unknown());
         }
         let moves: u16 = count.parse().map_err(|_| unknown())?;
         if !half && moves == 0 {
-            return Err(StipulationError(format!("'{text}': a stipulation takes at least one move")));
+            return Err(StipulationError::NoMove(text.to_string()));
         }
         if moves > MAX_PROBLEM_MOVES {
-            return Err(StipulationError(format!("'{text}': at most {MAX_PROBLEM_MOVES} moves")));
+            return Err(StipulationError::TooLong { text: text.to_string(), max: MAX_PROBLEM_MOVES });
         }
         Ok(Stipulation { play, goal, moves, half })
     }

@@ -4,13 +4,18 @@
 //! set of keys or solutions, in Popeye's notation.
 
 use super::*;
-use shakmaty::{CastlingMode, fen::Fen};
+use crate::limits::Budget;
+use crate::problem::stipulation::Stipulation;
+use shakmaty::{CastlingMode, Chess, fen::Fen};
 
 fn solved(fen: &str, stip: &str) -> (Chess, Stipulation, Solved) {
     let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
     let stip: Stipulation = stip.parse().unwrap();
-    let limits = ProblemLimits { nodes: Some(5_000_000), ..Default::default() };
-    let solved = solve_problem(pos.clone(), stip, limits, tree::Show::default()).unwrap();
+    let settings = ProblemSettings {
+        budget: Budget { nodes: Some(5_000_000), ..Budget::default() },
+        ..ProblemSettings::default()
+    };
+    let solved = solve_problem(pos.clone(), stip, settings, tree::Show::default()).unwrap();
     (pos, stip, solved)
 }
 
@@ -132,8 +137,9 @@ fn series_solutions_are_popeye_s() {
 fn a_position_whose_side_to_move_is_not_the_first_mover_is_refused() {
     let pos: Chess =
         "k7/8/pK6/8/8/8/8/6Q1 w - - 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
-    let err = solve_problem(pos, "h#2".parse().unwrap(), ProblemLimits::default(), tree::Show::default()).unwrap_err();
-    assert_eq!(err.0, "h#2: Black moves first, but the position has White to move");
+    let err =
+        solve_problem(pos, "h#2".parse().unwrap(), ProblemSettings::default(), tree::Show::default()).unwrap_err();
+    assert_eq!(err.to_string(), "h#2: Black moves first, but the position has White to move");
 }
 
 #[test]
@@ -177,8 +183,11 @@ fn indented(text: &str) -> Vec<(usize, String)> {
 fn assert_tree(fen: &str, stip: &str, show: tree::Show, popeye: &str) {
     let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
     let stip: Stipulation = stip.parse().unwrap();
-    let limits = ProblemLimits { nodes: Some(5_000_000), ..Default::default() };
-    let solved = solve_problem(pos.clone(), stip, limits, show).unwrap();
+    let settings = ProblemSettings {
+        budget: Budget { nodes: Some(5_000_000), ..Budget::default() },
+        ..ProblemSettings::default()
+    };
+    let solved = solve_problem(pos.clone(), stip, settings, show).unwrap();
     assert_ne!(solved.verdict, Verdict::Unknown, "{fen} {stip}: out of limits");
     let text = report_text(&pos, stip, &solved);
     assert_eq!(canon(&indented(&text)), canon(&indented(popeye)), "{fen} {stip}:\n{text}");
@@ -442,7 +451,7 @@ fn a_short_key_shows_its_own_play_and_a_defence_that_stops_one_threat_is_shown()
     let pos: Chess =
         "7k/2B5/7K/8/8/5R2/8/8 w - - 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
     let stip: Stipulation = "=3".parse().unwrap();
-    let solved = solve_problem(pos.clone(), stip, ProblemLimits::default(), VARI).unwrap();
+    let solved = solve_problem(pos.clone(), stip, ProblemSettings::default(), VARI).unwrap();
     let ours = canon(&indented(&report_text(&pos, stip, &solved)));
     assert_eq!(solved.keys.len(), 25, "{ours:#?}");
     for key in canon(&indented(popeye)) {
@@ -621,8 +630,8 @@ fn two_threads_list_the_same_help_solutions_as_one() {
         .unwrap();
     let stip: Stipulation = "h#2.5".parse().unwrap();
     let solve = |threads| {
-        let limits = ProblemLimits { max_solutions: 100_000, threads, ..Default::default() };
-        let solved = solve_problem(pos.clone(), stip, limits, tree::Show::default()).unwrap();
+        let settings = ProblemSettings { max_solutions: 100_000, threads, ..Default::default() };
+        let solved = solve_problem(pos.clone(), stip, settings, tree::Show::default()).unwrap();
         let mut lines = solved.solutions.clone();
         lines.sort_by_key(|l| format!("{l:?}"));
         (solved.verdict, solved.capped, lines)

@@ -8,13 +8,15 @@
 //! move without letting the attacker win faster (every defence in zugzwang or after a
 //! check).
 
+use std::ops::ControlFlow;
+
 use shakmaty::{Move, Position};
 
-use super::ProblemSolver;
+use super::game::{Problem, pass_of};
+use super::prover::{OutOfLimits, ProblemSolver};
+use super::stipulation::Play as StipPlay;
 use crate::chess::game::Standing;
 use crate::chess::node::Node;
-use crate::problem::game::{Problem, pass_of};
-use crate::problem::stipulation::Play as StipPlay;
 
 /// What the solution shows beyond the keys (Popeye's options `vari`, `nothreat`,
 /// `threat n`, `try`, `defence n`, `set`).
@@ -87,35 +89,46 @@ pub struct Tree {
     pub postkey: Option<Play>,
 }
 
+/// What a defender's move leads to.
+enum Answer {
+    /// The defender's move itself meets the goal.
+    Goal,
+    /// The attacker wins within the plies left: its shortest continuations (empty where
+    /// only whether there is one was asked).
+    Continued(Vec<Attack>),
+    /// No continuation wins within the plies left.
+    Unanswered,
+}
+
 impl ProblemSolver<'_> {
     /// The attacker's shortest wins from `node` (the attacker to move) within `plies`:
-    /// their length in plies and their first moves. Some(None): none; None: out of limits.
-    fn shortest(&mut self, node: &Node<Problem>, plies: u16) -> Option<Option<(u16, Vec<Move>)>> {
+    /// their length in plies and their first moves; None where there is none.
+    fn shortest(&mut self, node: &Node<Problem>, plies: u16) -> Result<Option<(u16, Vec<Move>)>, OutOfLimits> {
         if plies == 0 {
-            return Some(None);
+            return Ok(None);
         }
-        let Some(q) = self.win_length(node, 1, plies)? else { return Some(None) };
+        let Some(q) = self.win_length(node, 1, plies)? else { return Ok(None) };
         let mut moves = Vec::new();
         for m in node.pos.legal_moves() {
             if self.prove(&node.play(m), q - 1)? {
                 moves.push(m);
             }
         }
-        Some(Some((q, moves)))
+        Ok(Some((q, moves)))
     }
 
     /// The fewest plies from `from` to `plies` within which the attacker wins from
-    /// `node`. Some(None): not within `plies`; None: out of limits.
-    fn win_length(&mut self, node: &Node<Problem>, from: u16, plies: u16) -> Option<Option<u16>> {
+    /// `node`; None where it does not within `plies`.
+    fn win_length(&mut self, node: &Node<Problem>, from: u16, plies: u16) -> Result<Option<u16>, OutOfLimits> {
         if !self.prove(node, plies)? {
-            return Some(None);
+            return Ok(None);
         }
         for q in from..plies {
             if self.prove(node, q)? {
-                return Some(Some(q));
+                return Ok(Some(q));
             }
         }
-        Some(Some(plies))
+        Ok(Some(plies))
     }
 
     /// `node` after its side to move passes (a null move, out of check only).
@@ -125,20 +138,25 @@ impl ProblemSolver<'_> {
     }
 
     /// The attacker's move `mv` from `node` and the play after it, `plies` left after it.
-    fn attack(&mut self, node: &Node<Problem>, mv: Move, plies: u16, show: &Show) -> Option<Attack> {
+    fn attack(&mut self, node: &Node<Problem>, mv: Move, plies: u16, show: &Show) -> Result<Attack, OutOfLimits> {
         let after = node.play(mv);
-        Some(Attack { mv: Some(mv), play: self.play_after(&after, plies, show, false)? })
+        Ok(Attack { mv: Some(mv), play: self.play_after(&after, plies, show, false)? })
     }
 
     /// The attacker's shortest continuations from `node` within `plies`, each with its
-    /// play; None inside: there is none.
-    fn continuations(&mut self, node: &Node<Problem>, plies: u16, show: &Show) -> Option<Option<Vec<Attack>>> {
-        let Some((q, moves)) = self.shortest(node, plies)? else { return Some(None) };
+    /// play; None where there is none.
+    fn continuations(
+        &mut self,
+        node: &Node<Problem>,
+        plies: u16,
+        show: &Show,
+    ) -> Result<Option<Vec<Attack>>, OutOfLimits> {
+        let Some((q, moves)) = self.shortest(node, plies)? else { return Ok(None) };
         let mut out = Vec::with_capacity(moves.len());
         for m in moves {
             out.push(self.attack(node, m, q - 1, show)?);
         }
-        Some(Some(out))
+        Ok(Some(out))
     }
 
     /// The longest threat looked for from a node with `plies` left, in plies.
@@ -148,6 +166,41 @@ impl ProblemSolver<'_> {
             _ => 2 * n,
         });
         plies.min(cap)
+    }
+
+    /// Walks the defender's moves at `at` (the defender to move, `plies` left counting
+    /// its move): each one that `passes_over` does not leave out is answered (with the
+    /// attacker's shortest continuations and their play where `show` is given, else only
+    /// whether one wins) and handed to `visit`, until it breaks off.
+    fn walk_defences(
+        &mut self,
+        at: &Node<Problem>,
+        plies: u16,
+        show: Option<&Show>,
+        mut passes_over: impl FnMut(&mut Self, &Node<Problem>) -> Result<bool, OutOfLimits>,
+        mut visit: impl FnMut(Move, Answer) -> ControlFlow<()>,
+    ) -> Result<(), OutOfLimits> {
+        for d in at.pos.legal_moves() {
+            let child = at.play(d);
+            let answer = if child.pos.stands() == Standing::Won {
+                Answer::Goal
+            } else if passes_over(self, &child)? {
+                continue;
+            } else if let Some(show) = show {
+                match self.continuations(&child, plies - 1, show)? {
+                    Some(continuations) => Answer::Continued(continuations),
+                    None => Answer::Unanswered,
+                }
+            } else if plies > 0 && self.prove(&child, plies - 1)? {
+                Answer::Continued(Vec::new())
+            } else {
+                Answer::Unanswered
+            };
+            if visit(d, answer).is_break() {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// The play at `after` (the defender to move, `plies` left): the threat and the
@@ -160,10 +213,10 @@ impl ProblemSolver<'_> {
         plies: u16,
         show: &Show,
         refuting: bool,
-    ) -> Option<Play> {
+    ) -> Result<Play, OutOfLimits> {
         let mut play = Play::default();
         if after.pos.stands() != Standing::Open || plies == 0 {
-            return Some(play);
+            return Ok(play);
         }
         let mut threat_moves: Option<(u16, Vec<Move>)> = None;
         if show.threats && plies >= 2 && !after.pos.is_check() {
@@ -178,49 +231,46 @@ impl ProblemSolver<'_> {
             }
             play.threat = Some(threat);
         }
+        // A defender's move that meets the goal is play only where the goal is forced
+        // (the last move, a reflex side that must mate); elsewhere it is no defence
+        // (Popeye omits it).
         let forced = plies == 1 || self.goal_forced(after);
-        for d in after.pos.legal_moves() {
-            let child = after.play(d);
-            // A defender's move that meets the goal is play only where the goal is forced
-            // (the last move, a reflex side that must mate); elsewhere it is no defence
-            // (Popeye omits it).
-            if child.pos.stands() == Standing::Won {
-                if forced {
-                    play.defences.push(Defence { mv: d, continuations: Vec::new(), refutes: false });
+        let stops_threat = |ps: &mut Self, child: &Node<Problem>| match &threat_moves {
+            Some((q, moves)) => ps.threat_holds(child, moves, *q),
+            None => Ok(false),
+        };
+        let defences = &mut play.defences;
+        self.walk_defences(after, plies, Some(show), stops_threat, |mv, answer| {
+            match answer {
+                Answer::Goal if forced => defences.push(Defence { mv, continuations: Vec::new(), refutes: false }),
+                Answer::Continued(continuations) => defences.push(Defence { mv, continuations, refutes: false }),
+                Answer::Unanswered if refuting => {
+                    defences.push(Defence { mv, continuations: Vec::new(), refutes: true })
                 }
-                continue;
+                _ => {}
             }
-            if let Some((q, moves)) = &threat_moves
-                && self.threat_holds(&child, moves, *q)?
-            {
-                continue;
-            }
-            match self.continuations(&child, plies - 1, show)? {
-                Some(continuations) => play.defences.push(Defence { mv: d, continuations, refutes: false }),
-                None if refuting => play.defences.push(Defence { mv: d, continuations: Vec::new(), refutes: true }),
-                None => {}
-            }
-        }
-        Some(play)
+            ControlFlow::Continue(())
+        })?;
+        Ok(play)
     }
 
     /// Whether a defence leaves the threat standing, so that it is not shown (Popeye's
     /// rule): the attacker now wins faster than the threat, or every threat move still
     /// wins within the threat's `q` plies. A move is the same threat when it goes from
     /// and to the same squares (`Rd5*a5` threatened, `Rd5-a5` after the pawn left a5).
-    fn threat_holds(&mut self, node: &Node<Problem>, moves: &[Move], q: u16) -> Option<bool> {
+    fn threat_holds(&mut self, node: &Node<Problem>, moves: &[Move], q: u16) -> Result<bool, OutOfLimits> {
         if q > 2 && self.prove(node, q - 2)? {
-            return Some(true);
+            return Ok(true);
         }
         let squares = |m: &Move| (m.from(), m.to(), m.promotion());
         let legal = node.pos.legal_moves();
         for t in moves {
-            let Some(&m) = legal.iter().find(|m| squares(m) == squares(t)) else { return Some(false) };
+            let Some(&m) = legal.iter().find(|m| squares(m) == squares(t)) else { return Ok(false) };
             if !self.prove(&node.play(m), q - 1)? {
-                return Some(false);
+                return Ok(false);
             }
         }
-        Some(true)
+        Ok(true)
     }
 
     /// Whether every move the stipulation allows at `node` meets the goal.
@@ -230,45 +280,48 @@ impl ProblemSolver<'_> {
 
     /// The defences at `after` (the defender to move, `plies` left) that no continuation
     /// answers, stopping past `max`.
-    fn refutations(&mut self, after: &Node<Problem>, plies: u16, max: usize) -> Option<Vec<Move>> {
+    fn refutations(&mut self, after: &Node<Problem>, plies: u16, max: usize) -> Result<Vec<Move>, OutOfLimits> {
         let mut out = Vec::new();
-        for d in after.pos.legal_moves() {
-            let child = after.play(d);
-            if child.pos.stands() == Standing::Won {
-                continue;
-            }
-            if plies == 0 || !self.prove(&child, plies - 1)? {
-                out.push(d);
-                if out.len() > max {
-                    break;
+        self.walk_defences(
+            after,
+            plies,
+            None,
+            |_, _| Ok(false),
+            |mv, answer| {
+                if matches!(answer, Answer::Unanswered) {
+                    out.push(mv);
+                    if out.len() > max {
+                        return ControlFlow::Break(());
+                    }
                 }
-            }
-        }
-        Some(out)
+                ControlFlow::Continue(())
+            },
+        )?;
+        Ok(out)
     }
 
     /// The first move `m` from `root` (the attacker to move, `plies` left): a key, a try
-    /// (with its refutations), or neither (Some(None)).
+    /// (with its refutations), or neither (None).
     pub(super) fn first_move(
         &mut self,
         root: &Node<Problem>,
         m: Move,
         plies: u16,
         show: &Show,
-    ) -> Option<Option<FirstMove>> {
+    ) -> Result<Option<FirstMove>, OutOfLimits> {
         let after = root.play(m);
         let refutations = if self.prove(&after, plies - 1)? {
             Vec::new()
         } else {
-            let Some(max) = show.tries else { return Some(None) };
+            let Some(max) = show.tries else { return Ok(None) };
             // In a direct one-mover the move itself must reach the goal: no defence
             // refutes it, so there are no tries (as in Popeye).
             if after.pos.stands() != Standing::Open || (self.stip.play == StipPlay::Direct && plies == 1) {
-                return Some(None);
+                return Ok(None);
             }
             let refutations = self.refutations(&after, plies - 1, max)?;
             if refutations.is_empty() || refutations.len() > max {
-                return Some(None);
+                return Ok(None);
             }
             refutations
         };
@@ -279,39 +332,46 @@ impl ProblemSolver<'_> {
             left = self.win_length(&after, 0, left)?.unwrap_or(left);
         }
         let play = if show.variations { self.play_after(&after, left, show, false)? } else { Play::default() };
-        Some(Some(FirstMove { attack: Attack { mv: Some(m), play }, refutations }))
+        Ok(Some(FirstMove { attack: Attack { mv: Some(m), play }, refutations }))
     }
 
     /// Set play: each defence in the diagram, as if the attacker had passed, that the
     /// attacker answers within the stipulation, with its continuations. Where the
     /// defender's move would be the last one (a selfmate in one), only when every
     /// defender's move meets the goal. None: no set play.
-    pub(super) fn set_play(&mut self, root: &Node<Problem>, plies: u16, show: &Show) -> Option<Option<Vec<Defence>>> {
+    pub(super) fn set_play(
+        &mut self,
+        root: &Node<Problem>,
+        plies: u16,
+        show: &Show,
+    ) -> Result<Option<Vec<Defence>>, OutOfLimits> {
         if root.pos.is_check() || plies < 2 {
-            return Some(None);
+            return Ok(None);
         }
         let passed = Self::passed(root);
         if passed.pos.stands() != Standing::Open {
-            return Some(None);
+            return Ok(None);
         }
         let all = Show { variations: true, ..*show };
         let mut out = Vec::new();
         let mut complete = true;
         let forced = plies == 2 || self.goal_forced(&passed);
-        for d in passed.pos.legal_moves() {
-            let child = passed.play(d);
-            if child.pos.stands() == Standing::Won {
-                if forced {
-                    out.push(Defence { mv: d, continuations: Vec::new(), refutes: false });
+        self.walk_defences(
+            &passed,
+            plies - 1,
+            Some(&all),
+            |_, _| Ok(false),
+            |mv, answer| {
+                match answer {
+                    Answer::Goal if forced => out.push(Defence { mv, continuations: Vec::new(), refutes: false }),
+                    Answer::Goal => {}
+                    Answer::Continued(continuations) => out.push(Defence { mv, continuations, refutes: false }),
+                    Answer::Unanswered => complete = false,
                 }
-                continue;
-            }
-            match self.continuations(&child, plies - 2, &all)? {
-                Some(continuations) => out.push(Defence { mv: d, continuations, refutes: false }),
-                None => complete = false,
-            }
-        }
+                ControlFlow::Continue(())
+            },
+        )?;
         let last_forced = plies == 2 && self.stip.play != StipPlay::Direct;
-        Some(if out.is_empty() || (last_forced && !complete) { None } else { Some(out) })
+        Ok(if out.is_empty() || (last_forced && !complete) { None } else { Some(out) })
     }
 }

@@ -70,6 +70,27 @@ impl std::fmt::Display for Claim {
     }
 }
 
+/// What a search of a mate proved, as its certificate claims it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MateClaim {
+    /// The side to move mates in this many moves.
+    Mate(u32),
+    /// The side to move is mated in this many moves.
+    Mated(u32),
+    /// Neither side mates within this many moves.
+    NoMate(u32),
+}
+
+impl From<MateClaim> for Claim {
+    fn from(c: MateClaim) -> Claim {
+        match c {
+            MateClaim::Mate(m) => Claim::Mate(m),
+            MateClaim::Mated(m) => Claim::Mated(m),
+            MateClaim::NoMate(n) => Claim::NoMate(n),
+        }
+    }
+}
+
 /// A section's kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {

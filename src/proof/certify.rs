@@ -27,9 +27,8 @@ use crate::dfpn::monitor::{Control, Monitor};
 use crate::dfpn::value::{Value, Verdict};
 use crate::dfpn::{Question, Solver};
 use crate::error::CertError;
-use crate::knowledge::tablebase::SyzygyTables;
-use crate::problem::game::Problem;
-use crate::proof::certificate::{CertNode, Certificate, Claim, Kind, Section, Written, move_code};
+use crate::knowledge::oracle::Oracle;
+use crate::proof::certificate::{CertNode, Certificate, Claim, Kind, MateClaim, Section, Written, move_code};
 use crate::tt::TranspositionTable;
 
 /// Nodes the first attempt of a re-search inside the extractor may spend.
@@ -57,7 +56,7 @@ impl Default for CertBudget {
 
 /// Why a DAG was not built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Fail {
+pub enum Fail {
     /// The node does not have the value asked for (as far as the table and the
     /// re-searches can tell).
     Not,
@@ -70,7 +69,8 @@ pub(crate) enum Fail {
 }
 
 impl Fail {
-    pub(crate) fn of(self, section: &'static str) -> CertError {
+    /// The error of a section that failed so, named `section`.
+    pub fn of(self, section: &'static str) -> CertError {
         match self {
             Fail::Not => CertError::NotRebuilt { section },
             Fail::Budget => CertError::Budget { section },
@@ -80,11 +80,11 @@ impl Fail {
     }
 }
 
-/// The solver of one game as the extractor's prover, with the tables a chess disproof
-/// may end on. One extractor builds the certificates of every game.
+/// The solver of one game as the extractor's prover, with the game's oracle, whose
+/// tables a disproof may end on. One extractor builds the certificates of every game.
 struct Prover<'s, 'a, G: Expand> {
     solver: &'s mut Solver<'a, G>,
-    tables: Option<&'a SyzygyTables>,
+    oracle: &'a G::Oracle,
 }
 
 impl<G: Expand> Prover<'_, '_, G> {
@@ -126,9 +126,9 @@ impl<G: Expand> Prover<'_, '_, G> {
         self.solver.monitor.hard_stopped()
     }
 
-    /// Whether the tablebases say the attacker cannot win from `node` (chess only).
+    /// Whether the game's tables say the attacker cannot win from `node`.
     fn tables_refute(&self, node: &Node<G>) -> bool {
-        self.tables.is_some_and(|t| G::tables_refute(t, node, self.attacker()))
+        self.oracle.refutes(node, self.attacker())
     }
 
     /// Plies within which the rules alone rule out the attacker's win from `node`, as the
@@ -363,21 +363,21 @@ fn bound(plies: u32) -> Plies {
 }
 
 /// Builds one section for `attacker` from `root`, spending re-search nodes from `budget`.
-fn section<G: Expand>(
+pub fn section<G: Expand>(
     root: &Node<G>,
     tt: &TranspositionTable,
     monitor: &mut Monitor,
     budget: &mut u64,
-    (limits, tables): (CertBudget, Option<&SyzygyTables>),
+    (limits, oracle): (CertBudget, &G::Oracle),
     (kind, attacker, plies): (Kind, Color, u32),
 ) -> Result<Section, Fail> {
     // The search kept no tree of a disproof its exact values decided; one is built for
     // the checker only where it stays small (a bare king's few lines, say).
-    let exact = kind == Kind::Disproof && G::exactly_known(root);
+    let exact = kind == Kind::Disproof && oracle.decides(root);
     let max_nodes = if exact { limits.max_nodes.min(EXACT_DISPROOF_NODES) } else { limits.max_nodes };
-    let question = Question { attacker, root_moves: None, repetitions: None, tables };
+    let question = Question { attacker, root_moves: None, repetitions: None, oracle };
     let mut solver = Solver::new(tt, monitor, &root.pos, question);
-    let prover = Prover { solver: &mut solver, tables };
+    let prover = Prover { solver: &mut solver, oracle };
     let mut x = Extractor { prover, budget: *budget, dag: Dag::new(max_nodes) };
     let built = match kind {
         Kind::Proof => x.prove(root, plies).map(|(_, d)| d <= plies),
@@ -427,10 +427,10 @@ impl Certified {
 /// proof never rests on them. Err says why no certificate can be written.
 pub fn certify<G: Expand>(
     root: &G,
-    (claim, exact, plies): (Claim, bool, u32),
+    (claim, exact, plies): (MateClaim, bool, u32),
     tt: &TranspositionTable,
     limits: CertBudget,
-    tables: Option<&SyzygyTables>,
+    oracle: &G::Oracle,
 ) -> Result<Certified, CertError> {
     let node = Node::new(root.clone());
     let stm = root.turn();
@@ -439,7 +439,7 @@ pub fn certify<G: Expand>(
     let either = root.game_variant() != Variant::Chess;
     let mut monitor = Monitor::new(Control::new(), None);
     let mut budget = limits.search_nodes;
-    let build = |spec| section(&node, tt, &mut monitor, &mut budget, (limits, tables), spec);
+    let build = |spec| section(&node, tt, &mut monitor, &mut budget, (limits, oracle), spec);
     let step = if either { 1 } else { 2 };
     let win = |attacker| Plan::Win {
         proof: (Kind::Proof, attacker, plies),
@@ -447,47 +447,15 @@ pub fn certify<G: Expand>(
         exact,
     };
     let plan = match claim {
-        Claim::Mate(_) => win(stm),
-        Claim::Mated(_) => win(!stm),
-        Claim::Solution(_) | Claim::NoSolution(_) => unreachable!("a problem's certificate comes from certify_problem"),
-        Claim::NoMate(moves) => {
+        MateClaim::Mate(_) => win(stm),
+        MateClaim::Mated(_) => win(!stm),
+        MateClaim::NoMate(moves) => {
             let own = if either { 2 * moves } else { 2 * moves - 1 };
             Plan::NoWin([(Kind::Disproof, stm, own), (Kind::Disproof, !stm, 2 * moves)])
         }
     };
     let fen = Fen::from_position(root, EnPassantMode::Legal).to_string();
-    assemble(root.game_variant(), fen, claim, plan, build)
-}
-
-/// The certificate of a chess problem: the proof that `root`'s stipulation is met within
-/// `plies` (`solution`), or the disproof that it is not, from what `tt` holds after
-/// solving it (re-searching where it lost entries). The attacker is the side that moves
-/// first in the stipulation; in help play every node is the attacker's choice.
-pub fn certify_problem(
-    root: &Problem,
-    solution: bool,
-    plies: u32,
-    tt: &TranspositionTable,
-) -> Result<Certified, CertError> {
-    let node = Node::new(root.clone());
-    let mut monitor = Monitor::new(Control::new(), None);
-    let limits = CertBudget::default();
-    let mut budget = limits.search_nodes;
-    let kind = if solution { Kind::Proof } else { Kind::Disproof };
-    let built = section(&node, tt, &mut monitor, &mut budget, (limits, None), (kind, root.stip.first_mover(), plies));
-    let section = built.map_err(|e| e.of(if solution { "proof" } else { "disproof" }))?;
-    let moves = u32::from(root.stip.moves);
-    let claim = if solution { Claim::Solution(moves) } else { Claim::NoSolution(moves) };
-    let fen = Fen::from_position(&root.pos, EnPassantMode::Legal).to_string();
-    let certificate = Certificate {
-        variant: Variant::Chess,
-        fen,
-        stipulation: Some(root.stip.to_string()),
-        claim,
-        shortest: false,
-        sections: vec![section],
-    };
-    Ok(Certified { certificate, note: None })
+    assemble(root.game_variant(), fen, claim.into(), plan, build)
 }
 
 /// One section to build: its kind, attacker and plies.

@@ -293,6 +293,7 @@ mod tests {
     use crate::chess::position::parse_fen;
     use crate::dfpn::monitor::{Control, Monitor};
     use crate::dfpn::{Call, Cycles, Question};
+    use crate::knowledge::oracle::ChessOracle;
     use crate::proof::verify::verify_line;
     use crate::tt::TranspositionTable;
     use shakmaty::Color;
@@ -305,7 +306,8 @@ mod tests {
         let root = Node::new(parse_fen("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1").unwrap());
         let tt = TranspositionTable::new(16);
         let mut monitor = Monitor::new(Control::new(), None);
-        let question = Question { attacker: Color::White, root_moves: None, repetitions: None, tables: None };
+        let question =
+            Question { attacker: Color::White, root_moves: None, repetitions: None, oracle: &ChessOracle::default() };
         let mut solver = Solver::new(&tt, &mut monitor, &root.pos, question);
         let bound = Plies::mate_in(21);
         solver.record_proof(&root, bound);
@@ -323,7 +325,8 @@ mod tests {
         let tt = TranspositionTable::new(1);
         let control = Control::new();
         let mut monitor = Monitor::new(std::sync::Arc::clone(&control), None);
-        let question = Question { attacker: Color::White, root_moves: None, repetitions: None, tables: None };
+        let question =
+            Question { attacker: Color::White, root_moves: None, repetitions: None, oracle: &ChessOracle::default() };
         let mut solver = Solver::new(&tt, &mut monitor, &root.pos, question);
         let call = Call { budget: Some(100_000), root: RootMoves::All, game_root: true, cycles: Cycles::Search };
         let Verdict::Proven(proof) = solver.solve(&root, Plies::mate_in(2), call) else { panic!("not proven") };
@@ -344,7 +347,8 @@ mod tests {
         let root = Node::new(parse_fen("8/4k3/8/8/5B2/K7/7P/7B w - - 0 1").unwrap());
         let tt = TranspositionTable::new(64);
         let mut monitor = Monitor::new(Control::new(), None);
-        let question = Question { attacker: Color::White, root_moves: None, repetitions: None, tables: None };
+        let question =
+            Question { attacker: Color::White, root_moves: None, repetitions: None, oracle: &ChessOracle::default() };
         let mut solver = Solver::new(&tt, &mut monitor, &root.pos, question);
         let call = Call { budget: Some(1_000_000), root: RootMoves::All, game_root: true, cycles: Cycles::Cut };
         let Verdict::Proven(proof) = solver.solve(&root, Plies::mate_in(45), call) else { panic!("not proven") };

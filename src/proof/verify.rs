@@ -5,7 +5,7 @@
 //! This check hashes with shakmaty alone and shares nothing with the search but the rule
 //! predicates, so a bug in the search's hashing or keys cannot hide a bad line.
 
-use shakmaty::Move;
+use shakmaty::{Color, Move, Position};
 use thiserror::Error;
 
 use crate::chess::game::{Game, Standing};
@@ -40,6 +40,35 @@ pub enum LineError {
     RepetitionClaim(usize),
 }
 
+/// What a replay checks of one kind of line: each move before it is played, how it is
+/// played, and the position the line ends in. One loop ([`replay`]) serves a mate's line
+/// and a problem's solution.
+pub trait Replay<P: Position + Clone> {
+    /// Why a line fails.
+    type Error;
+
+    /// Checks move `m` of ply `ply` (from 0), to be played from `pos`.
+    fn check(&mut self, ply: usize, pos: &P, m: Move) -> Result<(), Self::Error>;
+
+    /// Plays the checked move `m` on `pos`.
+    fn play(&mut self, pos: &mut P, m: Move) {
+        pos.play_unchecked(m);
+    }
+
+    /// Checks the position the line ends in.
+    fn end(&mut self, pos: &P) -> Result<(), Self::Error>;
+}
+
+/// Replays `line` from `root` under `rules`: every move checked, then played; then the end.
+pub fn replay<P: Position + Clone, R: Replay<P>>(root: &P, line: &[Move], rules: &mut R) -> Result<(), R::Error> {
+    let mut pos = root.clone();
+    for (ply, &m) in line.iter().enumerate() {
+        rules.check(ply, &pos, m)?;
+        rules.play(&mut pos, m);
+    }
+    rules.end(&pos)
+}
+
 /// Replays `line` from `root` and checks that it proves `mate` (from the side to move's
 /// view): legal moves, `mate.plies()` plies (where the game's win can fall on the
 /// loser's move, `2M - 1` or `2M` for a win or a loss in M), the game going on until the
@@ -56,12 +85,23 @@ pub fn verify_line<G: Game>(root: &G, line: &[Move], mate: MateLen, history: &[u
         return Err(LineError::Length { want, got: line.len() });
     }
     let winner = if mate.side_to_move_mates() { root.turn() } else { !root.turn() };
-    let loser = !winner;
-    let hash = |pos: &G| pos.full_hash();
-    let mut pos = root.clone();
     let mut seen: Vec<u64> = history.to_vec();
-    seen.push(hash(&pos));
-    for (ply, &m) in line.iter().enumerate() {
+    seen.push(root.full_hash());
+    replay(root, line, &mut MateLine { winner, seen })
+}
+
+/// The rules a mate's line is replayed by (see [`verify_line`]): the hashes of the
+/// positions so far, for the repetition rule.
+struct MateLine {
+    winner: Color,
+    seen: Vec<u64>,
+}
+
+impl<G: Game> Replay<G> for MateLine {
+    type Error = LineError;
+
+    fn check(&mut self, ply: usize, pos: &G, m: Move) -> Result<(), LineError> {
+        let winner = self.winner;
         let moves = pos.legal_moves();
         if pos.standing(&moves, winner) != Standing::Open
             || pos.turn() == winner && pos.halfmoves() >= AUTOMATIC_DRAW_CLOCK
@@ -71,26 +111,33 @@ pub fn verify_line<G: Game>(root: &G, line: &[Move], mate: MateLen, history: &[u
         if !moves.contains(&m) {
             return Err(LineError::Illegal(ply));
         }
-        if pos.turn() == loser {
-            if can_claim_fifty(&pos, &moves) {
+        if pos.turn() != winner {
+            if can_claim_fifty(pos, &moves) {
                 return Err(LineError::FiftyMoveClaim(ply));
             }
-            let here = *seen.last().unwrap_or(&0);
-            let count = |h: u64| seen.iter().filter(|&&s| s == h).count();
+            let here = *self.seen.last().unwrap_or(&0);
+            let count = |h: u64| self.seen.iter().filter(|&&s| s == h).count();
             let repeats = count(here) >= 3
                 || moves.iter().any(|&n| {
                     let mut after = pos.clone();
                     after.play_unchecked(n);
-                    count(hash(&after)) >= 2
+                    count(after.full_hash()) >= 2
                 });
             if repeats {
                 return Err(LineError::RepetitionClaim(ply));
             }
         }
-        pos.play_unchecked(m);
-        seen.push(hash(&pos));
+        Ok(())
     }
-    if pos.is_won_by(winner) { Ok(()) } else { Err(LineError::NotMate) }
+
+    fn play(&mut self, pos: &mut G, m: Move) {
+        pos.play_unchecked(m);
+        self.seen.push(pos.full_hash());
+    }
+
+    fn end(&mut self, pos: &G) -> Result<(), LineError> {
+        if pos.is_won_by(self.winner) { Ok(()) } else { Err(LineError::NotMate) }
+    }
 }
 
 #[cfg(test)]

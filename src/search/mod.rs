@@ -43,11 +43,10 @@ pub(crate) mod report;
 pub(crate) mod schedule;
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use shakmaty::{Chess, Move, MoveList};
 
-use crate::chess::game::{Game, Standing};
+use crate::chess::game::Standing;
 use crate::chess::mate_len::{MateBound, Plies};
 use crate::chess::node::Node;
 use crate::chess::rules::Repetitions;
@@ -55,31 +54,21 @@ use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::Monitor;
 use crate::dfpn::value::Verdict;
 use crate::dfpn::{Call, Cycles, RootMoves, Solver};
-use crate::knowledge::tablebase::SyzygyTables;
+use crate::jobs::{lock, search_thread};
+use crate::knowledge::oracle::Oracle;
+use crate::limits::Budget;
 use crate::proof::line::{Gap, LineBuilder};
 use crate::proof::verify::verify_line;
 use crate::tt::TranspositionTable;
-use parallel::{Crew, Ground, lock};
+use parallel::{Crew, Ground};
 pub use report::{Event, Outcome, Stats};
 use schedule::{Ask, End, FIRST_ROUND_BUDGET, Role, Schedule, Side, Step};
-
-/// Stack size for any thread that runs a search: the recursion is as deep as the mate
-/// bound (up to 2000 plies, e.g. along a perpetual check, which the bounded search does
-/// not score) and each level holds a position and its move list. Only touched pages
-/// become resident.
-pub const SEARCH_STACK: usize = 512 << 20;
-
-/// A thread builder for a thread that runs a search: named, with [`SEARCH_STACK`].
-pub fn search_thread(name: &str) -> std::thread::Builder {
-    std::thread::Builder::new().name(name.to_string()).stack_size(SEARCH_STACK)
-}
 
 /// Nodes the line builder may first spend on one line; doubled on each retry.
 const LINE_BUDGET: u64 = 500_000;
 
-/// What the caller asks.
-#[derive(Clone, Debug, Default)]
-pub struct Params {
+/// What the caller asks, in game `G` (chess unless named).
+pub struct Params<G: Expand = Chess> {
     /// Mate bound in moves for both questions; None keeps growing it (analysis).
     pub mate: Option<MateBound>,
     /// Root moves to consider (UCI searchmoves); None or empty: all.
@@ -87,21 +76,36 @@ pub struct Params {
     /// Hashes of the game's positions before the root since its last pawn move or capture,
     /// oldest first: the repetitions the defender may claim.
     pub history: Vec<u64>,
-    /// The positions of that history (the root's included) that occurred twice or more,
-    /// in chess: the exact tables decide a node under such a history only where its mate
-    /// cannot pass through one (empty: they decide nothing under it).
-    pub repeated: Vec<Chess>,
     /// Search threads (0 and 1: one; see `parallel`).
     pub threads: usize,
-    /// The tablebases, when loaded.
-    pub tables: Option<Arc<SyzygyTables>>,
+    /// What the game's tables know (chess: its Syzygy tables, and the positions of the
+    /// history a defender may claim, under which the exact tables decide less).
+    pub oracle: G::Oracle,
+}
+
+impl<G: Expand> Default for Params<G> {
+    fn default() -> Self {
+        Params { mate: None, root_moves: None, history: Vec::new(), threads: 0, oracle: G::Oracle::default() }
+    }
+}
+
+impl<G: Expand> Clone for Params<G> {
+    fn clone(&self) -> Self {
+        Params {
+            mate: self.mate,
+            root_moves: self.root_moves.clone(),
+            history: self.history.clone(),
+            threads: self.threads,
+            oracle: self.oracle.clone(),
+        }
+    }
 }
 
 /// The search of a position of game `G` (chess unless named): owns nothing, borrows the
 /// table and the monitor.
 pub struct Search<'a, G: Expand = Chess> {
     root: Node<G>,
-    params: Params,
+    params: Params<G>,
     repetitions: Option<Repetitions>,
     tt: &'a TranspositionTable,
     monitor: &'a mut Monitor,
@@ -111,16 +115,11 @@ pub struct Search<'a, G: Expand = Chess> {
     tbhits_before: u64,
 }
 
-/// Probes of `tables` that found a value since they were loaded.
-pub fn tbhits(tables: &Option<Arc<SyzygyTables>>) -> u64 {
-    tables.as_ref().map_or(0, |t| t.hits())
-}
-
 impl<'a, G: Expand> Search<'a, G> {
     /// Prepares a search of `root`. `events` receives every proven mate and disproof.
     pub fn new(
         root: &G,
-        mut params: Params,
+        mut params: Params<G>,
         tt: &'a TranspositionTable,
         monitor: &'a mut Monitor,
         events: &'a mut dyn FnMut(Event),
@@ -128,18 +127,18 @@ impl<'a, G: Expand> Search<'a, G> {
         if params.root_moves.as_ref().is_some_and(|m| m.is_empty()) {
             params.root_moves = None;
         }
-        G::begin_search(root, &monitor.limits());
+        params.oracle.begin_search(root, &monitor.limits());
         let root = Node::new(root.clone());
         let repetitions = Repetitions::new(root.hash, &params.history).map(|r| {
-            let floor = crate::knowledge::exact::exact_floor(&r, &params.repeated);
+            let floor = params.oracle.exact_floor(&r);
             r.with_exact_floor(floor)
         });
-        let tbhits_before = tbhits(&params.tables);
+        let tbhits_before = params.oracle.hits();
         Search { root, params, repetitions, tt, monitor, events, seldepth: 0, tbhits_before }
     }
 
     fn stats(&self, depth: Plies) -> Stats {
-        let tbhits = tbhits(&self.params.tables) - self.tbhits_before;
+        let tbhits = self.params.oracle.hits() - self.tbhits_before;
         Stats::now(self.monitor, self.tt, u32::from(depth.get()), self.seldepth, tbhits)
     }
 
@@ -262,9 +261,9 @@ impl<'a, G: Expand> Search<'a, G> {
             }
             _ => {}
         }
-        let tables = self.params.tables.as_deref();
-        let won = [stm, !stm].map(|attacker| G::tables_win(&self.root, attacker, tables));
-        let schedule = Mutex::new(Schedule::new(&self.root.pos, self.params.mate).with_won(won));
+        let oracle = &self.params.oracle;
+        let won = [stm, !stm].map(|attacker| oracle.wins(&self.root, attacker));
+        let schedule = Mutex::new(Schedule::new(&self.root.pos, self.params.mate, oracle).with_won(won));
         if self.repetitions.as_ref().is_some_and(Repetitions::root_is_drawn) {
             // Fivefold repetition: the game is over, drawn.
             return Outcome::NoMate { moves: lock(&schedule).cap };
@@ -412,30 +411,21 @@ impl<'a, G: Expand> Search<'a, G> {
 }
 
 /// What every call of a search of `root` asks besides its bound.
-fn ground<'q, G: Game>(root: &Node<G>, params: &'q Params, repetitions: &'q Option<Repetitions>) -> Ground<'q> {
+fn ground<'q, G: Expand>(root: &Node<G>, params: &'q Params<G>, repetitions: &'q Option<Repetitions>) -> Ground<'q, G> {
     let stm = root.pos.turn();
     Ground {
         attackers: [stm, !stm],
         root_moves: params.root_moves.as_deref(),
         repetitions: repetitions.as_ref(),
-        tables: params.tables.as_deref(),
+        oracle: &params.oracle,
     }
-}
-
-/// Limits of one blocking solve.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Budget {
-    /// Total node limit.
-    pub nodes: Option<u64>,
-    /// Wall-clock limit.
-    pub time: Option<Duration>,
 }
 
 /// Solves `root` in the calling thread: a convenience for the CLI, the suite runner and
 /// tests. Returns the outcome and the final statistics.
 pub fn solve<G: Expand>(
     root: &G,
-    params: Params,
+    params: Params<G>,
     limits: Budget,
     tt: &TranspositionTable,
     events: &mut dyn FnMut(Event),

@@ -15,7 +15,8 @@ use shakmaty::Move;
 
 use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::{Control, Monitor};
-use crate::search::{Outcome, Params, Search, Stats, tbhits};
+use crate::knowledge::oracle::Oracle;
+use crate::search::{Outcome, Params, Search, Stats};
 use crate::tt::TranspositionTable;
 
 /// Node budget per move in the first round; doubled every round.
@@ -63,23 +64,41 @@ pub struct Round<'r> {
     pub stats: Stats,
 }
 
-/// Proves what it can about each of `moves` (all legal moves when empty) from `root`,
-/// until every result is settled, the control says stop or passes its deadline, or
-/// `node_limit` nodes are spent. `on_round` sees the results, best first, after every
+/// Which root moves [`rank_moves`] ranks and how far it goes: `moves` (all legal moves
+/// when empty), within `node_limit` nodes; the moves without a proven result are ordered
+/// by `evaluate`, a static score of the position after each (its side to move's view):
+/// the same order on every machine.
+pub struct Ranking<'r, G> {
+    /// The moves (all legal moves when empty).
+    pub moves: &'r [Move],
+    /// Nodes the ranking may spend.
+    pub node_limit: Option<u64>,
+    /// The static score of a position for its side to move.
+    pub evaluate: &'r (dyn Fn(&G) -> i32 + Sync),
+}
+
+/// Proves what it can about each of `ranking`'s moves from `root`,
+/// until every result is settled, the control says stop or passes its deadline, or the
+/// ranking's nodes are spent. `on_round` sees the results, best first, after every
 /// round. Returns them best first.
 pub fn rank_moves<G: Expand>(
     root: &G,
-    params: &Params,
-    moves: &[Move],
+    params: &Params<G>,
+    ranking: Ranking<'_, G>,
     tt: &TranspositionTable,
     control: &Arc<Control>,
-    node_limit: Option<u64>,
     on_round: &mut dyn FnMut(Round<'_>),
 ) -> Vec<MoveResult> {
-    let tbhits_before = tbhits(&params.tables);
+    let Ranking { moves, node_limit, evaluate } = ranking;
+    let tbhits_before = params.oracle.hits();
     let moves: Vec<Move> = if moves.is_empty() { root.legal_moves().into_iter().collect() } else { moves.to_vec() };
+    let after = |mv: Move| {
+        let mut after = root.clone();
+        after.play_unchecked(mv);
+        -evaluate(&after)
+    };
     let mut results: Vec<MoveResult> =
-        moves.iter().map(|&mv| MoveResult { mv, outcome: Outcome::Unknown, eval: quick_eval(root, mv) }).collect();
+        moves.iter().map(|&mv| MoveResult { mv, outcome: Outcome::Unknown, eval: after(mv) }).collect();
     results.sort_by_key(MoveResult::rank);
     let mut nodes = 0u64;
     let mut seldepth = 0u32;
@@ -109,7 +128,7 @@ pub fn rank_moves<G: Expand>(
             hashfull: tt.hashfull(),
             depth: params.mate.map_or(seldepth, |m| 2 * m.moves()),
             seldepth,
-            tbhits: tbhits(&params.tables) - tbhits_before,
+            tbhits: params.oracle.hits() - tbhits_before,
         };
         on_round(Round { results: &results, stats });
         budget = budget.saturating_mul(2);
@@ -131,14 +150,6 @@ fn better(new: &Outcome, old: &Outcome) -> bool {
     }
 }
 
-/// The static evaluation of the position after `mv` (side to move's view): a fixed
-/// order for the moves without a proven result, the same on every machine.
-fn quick_eval<G: Expand>(root: &G, mv: Move) -> i32 {
-    let mut after = root.clone();
-    after.play_unchecked(mv);
-    -after.evaluate()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,7 +161,8 @@ mod tests {
         let pos = parse_fen(fen).unwrap();
         let tt = TranspositionTable::new(16);
         let params = Params { mate: MateBound::new(u64::from(mate)), ..Params::default() };
-        rank_moves(&pos, &params, &[], &tt, &Control::new(), Some(20_000_000), &mut |_| {})
+        let ranking = Ranking { moves: &[], node_limit: Some(20_000_000), evaluate: &crate::knowledge::evaluate };
+        rank_moves(&pos, &params, ranking, &tt, &Control::new(), &mut |_| {})
     }
 
     #[test]

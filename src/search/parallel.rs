@@ -44,7 +44,7 @@ use crate::dfpn::expand::Expand;
 use crate::dfpn::monitor::{Control, Monitor, Team};
 use crate::dfpn::value::Verdict;
 use crate::dfpn::{Call, Question, RootMoves, Solver};
-use crate::knowledge::tablebase::SyzygyTables;
+use crate::jobs::lock;
 use crate::search::schedule::{Ask, Schedule, Step};
 use crate::tt::TranspositionTable;
 
@@ -115,7 +115,7 @@ impl Crew {
         &self,
         tt: &TranspositionTable,
         root: &Node<G>,
-        ground: Ground<'_>,
+        ground: Ground<'_, G>,
         schedule: &Mutex<Schedule>,
         control: Arc<Control>,
     ) {
@@ -142,28 +142,29 @@ impl Crew {
 
 /// What every thread's calls ask besides their bound: the attacker of each question, the
 /// root's restricted moves and the game's repetitions.
-#[derive(Clone, Copy)]
-pub(super) struct Ground<'q> {
+pub(super) struct Ground<'q, G: Expand> {
     pub attackers: [Color; 2],
     pub root_moves: Option<&'q [Move]>,
     pub repetitions: Option<&'q Repetitions>,
-    pub tables: Option<&'q SyzygyTables>,
+    pub oracle: &'q G::Oracle,
 }
 
-impl<'q> Ground<'q> {
+impl<G: Expand> Clone for Ground<'_, G> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<G: Expand> Copy for Ground<'_, G> {}
+
+impl<'q, G: Expand> Ground<'q, G> {
     /// The question of side `side` of the schedule.
-    pub fn question(&self, side: usize) -> Question<'q> {
+    pub fn question(&self, side: usize) -> Question<'q, G> {
         Question {
             attacker: self.attackers[side],
             root_moves: self.root_moves,
             repetitions: self.repetitions,
-            tables: self.tables,
+            oracle: self.oracle,
         }
     }
-}
-
-/// A lock that a thread's panic does not poison for the others (the panic itself is
-/// passed on when the thread is joined).
-pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -7,8 +7,7 @@ use shakmaty::Move;
 use crate::chess::mate_len::MateLen;
 use crate::dfpn::expand::Expand;
 use crate::error::CertError;
-use crate::knowledge::tablebase::SyzygyTables;
-use crate::proof::Claim;
+use crate::proof::certificate::MateClaim;
 use crate::proof::certify::{CertBudget, Certified, certify};
 use crate::tt::TranspositionTable;
 
@@ -129,11 +128,11 @@ pub enum Outcome {
 impl Outcome {
     /// What a certificate of this outcome claims, and whether the mate is proven shortest;
     /// None when nothing is proven.
-    pub fn claim(&self) -> Option<(Claim, bool)> {
+    pub fn claim(&self) -> Option<(MateClaim, bool)> {
         match *self {
-            Outcome::Mate { moves, exact, .. } => Some((Claim::Mate(moves), exact)),
-            Outcome::Mated { moves, exact, .. } => Some((Claim::Mated(moves), exact)),
-            Outcome::NoMate { moves } => Some((Claim::NoMate(moves), false)),
+            Outcome::Mate { moves, exact, .. } => Some((MateClaim::Mate(moves), exact)),
+            Outcome::Mated { moves, exact, .. } => Some((MateClaim::Mated(moves), exact)),
+            Outcome::NoMate { moves } => Some((MateClaim::NoMate(moves), false)),
             Outcome::Unknown => None,
         }
     }
@@ -146,10 +145,10 @@ impl Outcome {
         root: &G,
         tt: &TranspositionTable,
         limits: CertBudget,
-        tables: Option<&SyzygyTables>,
+        oracle: &G::Oracle,
     ) -> Result<Certified, CertError> {
         let (claim, exact) = self.claim().ok_or(CertError::NothingProven)?;
-        certify(root, (claim, exact, self.pv().len() as u32), tt, limits, tables)
+        certify(root, (claim, exact, self.pv().len() as u32), tt, limits, oracle)
     }
 
     /// The outcome of a proven `mate` with its line.

@@ -14,15 +14,17 @@
 //! on knowledge that has since grown can waste time but never mislead.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
-use shakmaty::{Board, Color, Move};
+use shakmaty::{Color, Move};
 
 use crate::chess::mate_len::{MAX_MATE_MOVES, MateBound, MateLen, Plies};
 use crate::chess::rules::CLAIM_CLOCK;
 use crate::dfpn::Cycles;
 use crate::dfpn::expand::Expand;
 use crate::dfpn::value::Verdict;
-use crate::knowledge::{self, Ending, FarBounds, Reach};
+use crate::knowledge::oracle::Oracle;
+use crate::knowledge::{Ending, FarBounds, Know, Reach};
 
 /// The long bound of the analysis of an endgame of few men (moves), where the ending's
 /// longest mate is not known: each round asks it after the ladder's bounds, cycles cut,
@@ -240,6 +242,16 @@ enum Phase {
     Tighten { side: usize, budget: u64, next: usize },
 }
 
+/// How far the bounds go in the root's ending, per attacker (see [`Schedule::new`]).
+#[derive(Clone)]
+struct Endings(Arc<dyn Fn(Color) -> Option<Ending> + Send + Sync>);
+
+impl std::fmt::Debug for Endings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Endings")
+    }
+}
+
 /// The driver's schedule over the two questions of one root.
 #[derive(Clone, Debug)]
 pub(super) struct Schedule {
@@ -248,9 +260,10 @@ pub(super) struct Schedule {
     phase: Phase,
     /// The bound of every question (moves): the user's, else the longest.
     pub cap: u32,
-    /// The root's board, where the game's endings are known ([`knowledge::ending`]), and
-    /// its halfmove clock.
-    board: Option<Board>,
+    /// How far the bounds go in the root's ending for each attacker, as the game's oracle
+    /// says ([`crate::knowledge::oracle::Oracle::ending`]; asked again each round, since
+    /// an exact table may be ready by then), and the root's halfmove clock.
+    ending: Endings,
     clock: u32,
     /// Whether the user set the bound.
     user_bound: bool,
@@ -258,13 +271,15 @@ pub(super) struct Schedule {
 
 impl Schedule {
     /// The schedule of a search of `root`, under the user's bound `mate` (moves), if any.
-    pub fn new<G: Expand>(root: &G, mate: Option<MateBound>) -> Schedule {
+    pub fn new<G: Expand>(root: &G, mate: Option<MateBound>, oracle: &G::Oracle) -> Schedule {
         let (stm, either) = (root.turn(), root.wins_on_either_move());
+        let reach = <G::Knowledge<'static> as Know<G>>::reach(root);
+        let (oracle, position) = (oracle.clone(), root.clone());
         Schedule {
-            sides: [Side::new(stm, true, either, root.reach()), Side::new(!stm, false, either, root.reach())],
+            sides: [Side::new(stm, true, either, reach), Side::new(!stm, false, either, reach)],
             phase: Phase::Short { moves: 1, side: 0 },
             cap: mate.map_or(MAX_MATE_MOVES, MateBound::moves),
-            board: G::ENDINGS.then(|| root.board().clone()),
+            ending: Endings(Arc::new(move |attacker| oracle.ending(&position, attacker))),
             clock: root.halfmoves(),
             user_bound: mate.is_some(),
         }
@@ -468,7 +483,7 @@ impl Schedule {
         if self.user_bound {
             return None;
         }
-        let ending = knowledge::ending(self.board.as_ref()?, side.attacker)?;
+        let ending = (self.ending.0)(side.attacker)?;
         // A won ending's proof follows the tables' line, which may be longer than the
         // shortest mate: the bound leaves it room.
         let longest = if side.tables_win { LONG_MOVES } else { ending.longest_mate.unwrap_or(LONG_MOVES) };
@@ -526,6 +541,7 @@ fn tightening_questions(side: &Side, cap: u32) -> Vec<(Plies, Cycles)> {
 mod tests {
     use super::*;
     use crate::chess::position::parse_fen;
+    use crate::knowledge::oracle::ChessOracle;
     use crate::knowledge::{LONG_SHARE, QUIET_LONG_SHARE};
 
     /// The longest K+Q v K+R and K+Q v K mates, as their exact tables say.
@@ -535,7 +551,7 @@ mod tests {
     /// The schedule of a search of `fen` (bound `mate`, if any).
     fn schedule(fen: &str, mate: Option<u32>) -> Schedule {
         let pos = parse_fen(fen).unwrap();
-        Schedule::new(&pos, mate.and_then(|m| MateBound::new(m.into())))
+        Schedule::new(&pos, mate.and_then(|m| MateBound::new(m.into())), &ChessOracle::default())
     }
 
     fn ask(step: Step) -> Ask {

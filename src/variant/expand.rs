@@ -19,26 +19,16 @@ use crate::dfpn::expand::{Expand, Expander};
 use crate::dfpn::pndn::PnDn;
 use crate::dfpn::tree::RootMoves;
 use crate::dfpn::value::Value;
-use crate::knowledge::Reach;
-use crate::knowledge::tablebase::SyzygyTables;
 use crate::knowledge::variants::VariantGuide;
 use crate::variant::game::end_without_moves;
 
 impl Expand for VariantPosition {
     type Knowledge<'t> = VariantGuide;
-    const ENDINGS: bool = false;
+    type Oracle = ();
     const DEFENDER_LEAF: u32 = 0;
 
-    fn knowledge(root: &VariantPosition, attacker: Color, _tables: Option<&SyzygyTables>) -> VariantGuide {
+    fn knowledge(root: &VariantPosition, attacker: Color, _oracle: &()) -> VariantGuide {
         VariantGuide::new(root.variant(), attacker)
-    }
-
-    fn reach(&self) -> Reach {
-        crate::knowledge::variants::reach(self.variant())
-    }
-
-    fn evaluate(&self) -> i32 {
-        crate::variant::eval::evaluate(self)
     }
 
     /// A node's children with their first values, or its value when it is decided
@@ -193,7 +183,7 @@ mod tests {
         let tt = TranspositionTable::new(4);
         let mut monitor = Monitor::new(Control::new(), Some(2_000_000));
         let attacker = attacker.unwrap_or(node.pos.turn());
-        let question = Question { attacker, root_moves: None, repetitions: None, tables: None };
+        let question = Question { attacker, root_moves: None, repetitions: None, oracle: &() };
         let mut solver = Solver::new(&tt, &mut monitor, &node.pos, question);
         let call = Call { budget: None, root: RootMoves::All, game_root: true, cycles: Cycles::Search };
         let v = solver.solve_value(&node, Plies::new(plies), call);

@@ -103,7 +103,7 @@ fn epd_runs_a_suite_end_to_end() {
         "2",
         "--hash",
         "8",
-        "--json",
+        "--results",
         json.to_str().unwrap(),
         "--out",
         out_epd.to_str().unwrap(),
@@ -169,7 +169,7 @@ fn epd_shards_partition_a_suite_exactly() {
         let json = dir.join(format!("s{i}.json"));
         let shard = format!("{i}/3");
         let (code, _, err) =
-            pnmate(&["epd", &path, "--nodes", "1", "--shard", &shard, "--json", json.to_str().unwrap()]);
+            pnmate(&["epd", &path, "--nodes", "1", "--shard", &shard, "--results", json.to_str().unwrap()]);
         assert_eq!(code, 0, "{err}");
         let rows: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         seen.extend(rows.into_iter().map(|r| r["fen"].as_str().unwrap().to_string()));

@@ -5,8 +5,9 @@
 //! finds no mate in a game already drawn by a fifth occurrence of its position).
 
 use pnmate::MateBound;
+use pnmate::limits::Budget;
 use pnmate::rng::Rng;
-use pnmate::search::{Budget, Params, solve};
+use pnmate::search::{Params, solve};
 use pnmate::{Outcome, TranspositionTable};
 use shakmaty::{Chess, Color, EnPassantMode, Move, Position, zobrist::Zobrist64};
 

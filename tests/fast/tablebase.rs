@@ -10,7 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{Session, bestmove, field, pos};
-use pnmate::search::{Budget, Params, solve};
+use pnmate::knowledge::oracle::ChessOracle;
+use pnmate::limits::Budget;
+use pnmate::search::{Params, solve};
 use pnmate::tablebase::SyzygyTables;
 use pnmate::{MateBound, Outcome, TranspositionTable};
 use sha2::{Digest, Sha256};
@@ -37,7 +39,11 @@ fn oracle() -> Tablebase<Chess> {
 /// Solves `fen` within `mate` moves (None: open) with or without tables, up to a node limit.
 fn solve_with(fen: &str, mate: Option<u32>, tables: Option<Arc<SyzygyTables>>, nodes: u64) -> (Outcome, u64) {
     let tt = TranspositionTable::new(64);
-    let params = Params { mate: mate.and_then(|m| MateBound::new(m.into())), tables, ..Params::default() };
+    let params = Params {
+        mate: mate.and_then(|m| MateBound::new(m.into())),
+        oracle: ChessOracle::with_syzygy(tables),
+        ..Params::default()
+    };
     let (outcome, stats) = solve(&pos(fen), params, Budget { nodes: Some(nodes), time: None }, &tt, &mut |_| {});
     (outcome, stats.nodes)
 }

@@ -9,6 +9,9 @@ use indicatif::ProgressBar;
 
 use pnmate::knowledge::exact::{self, DTM_MEN, Material, Origin, Progress, all_materials, closure};
 
+use super::error::CliError;
+use super::report::progress_bar;
+
 /// What `pnmate tables` does.
 #[derive(Subcommand, Debug)]
 pub enum TablesCommand {
@@ -35,11 +38,8 @@ pub enum TablesCommand {
 }
 
 /// The endings named on the command line, or why one is not an ending.
-fn named(endings: &[String]) -> Result<Vec<Material>, String> {
-    endings
-        .iter()
-        .map(|e| Material::named(e).ok_or_else(|| format!("'{e}' is not an ending of three or four men (as KQvKP)")))
-        .collect()
+fn named(endings: &[String]) -> Result<Vec<Material>, CliError> {
+    endings.iter().map(|e| Material::named(e).ok_or_else(|| CliError::Ending(e.clone()))).collect()
 }
 
 /// Megabytes, for the listings.
@@ -48,22 +48,21 @@ fn mb(bytes: u64) -> f64 {
 }
 
 /// Runs `pnmate tables`; returns the exit status.
-pub fn run(command: &TablesCommand) -> i32 {
-    let result = match command {
+pub fn run(command: &TablesCommand) -> Result<i32, CliError> {
+    match command {
         TablesCommand::Build { endings, men } => build(endings, *men),
         TablesCommand::List => list(),
         TablesCommand::Verify { syzygy, endings } => verify(syzygy, endings),
-    };
-    result.unwrap_or_else(|e| crate::cli::fail(&e))
+    }
 }
 
-fn build(endings: &[String], men: Option<u8>) -> Result<i32, String> {
+fn build(endings: &[String], men: Option<u8>) -> Result<i32, CliError> {
     let mut wanted = named(endings)?;
     if let Some(men) = men {
         wanted.extend(all_materials(usize::from(men)));
     }
     if wanted.is_empty() {
-        return Err("name the endings to build (as KQvKP) or give --men N".into());
+        return Err(CliError::NothingToBuild);
     }
     let mut order: Vec<Material> = Vec::new();
     for m in wanted {
@@ -79,7 +78,7 @@ fn build(endings: &[String], men: Option<u8>) -> Result<i32, String> {
         Some(dir) => eprintln!("storing in {}", dir.display()),
         None => eprintln!("no cache directory (--tables-cache is empty): the tables are built and dropped"),
     }
-    let bar = crate::cli::progress_bar(order.len());
+    let bar = progress_bar(order.len());
     let (mut built, mut total, mut failed) = (Duration::ZERO, 0u64, 0);
     for m in order {
         bar.set_message(m.to_string());
@@ -136,14 +135,12 @@ fn with_ticker<T>(bar: &ProgressBar, m: Material, progress: &Progress, work: imp
     })
 }
 
-fn list() -> Result<i32, String> {
-    let Some(dir) = exact::store().cache() else {
-        return Err("no cache directory (--tables-cache is empty)".into());
-    };
+fn list() -> Result<i32, CliError> {
+    let Some(dir) = exact::store().cache() else { return Err(CliError::NoCache("")) };
     let files = match exact::file::list(&dir) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(format!("{}: {e}", dir.display())),
+        Err(e) => return Err(CliError::io(dir, e)),
     };
     println!("{}", dir.display());
     let mut total = 0;
@@ -157,28 +154,30 @@ fn list() -> Result<i32, String> {
     Ok(0)
 }
 
-fn verify(syzygy: &str, endings: &[String]) -> Result<i32, String> {
+fn verify(syzygy: &str, endings: &[String]) -> Result<i32, CliError> {
     let mut tb = shakmaty_syzygy::Tablebase::<shakmaty::Chess>::new();
     let mut found = 0;
     for dir in std::env::split_paths(syzygy) {
-        found += tb.add_directory(&dir).map_err(|e| format!("--syzygy {}: {e}", dir.display()))?;
+        found += tb
+            .add_directory(&dir)
+            .map_err(|e| CliError::SyzygyDir { path: dir.display().to_string(), reason: e.to_string() })?;
     }
     let covered =
         |m: &Material| std::env::split_paths(syzygy).any(|d| Path::new(&d).join(format!("{m}.rtbw")).is_file());
     let materials = if endings.is_empty() {
-        let dir = exact::store().cache().ok_or("no cache directory (--tables-cache is empty): name the endings")?;
-        let stored = exact::file::list(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let dir = exact::store().cache().ok_or(CliError::NoCache(": name the endings"))?;
+        let stored = exact::file::list(&dir).map_err(|e| CliError::io(&dir, e))?;
         stored.into_iter().filter_map(|(_, m, _)| m).collect()
     } else {
         named(endings)?
     };
     let materials: Vec<Material> = materials.into_iter().filter(covered).collect();
     if materials.is_empty() {
-        return Err(format!("no ending to check: {found} Syzygy files in --syzygy, none for a stored table"));
+        return Err(CliError::NothingToVerify(found));
     }
     let (mut compared, mut disagree) = (0, 0);
     for m in materials {
-        let table = exact::store().wait(m, &|| false).ok_or("the table could not be made")?;
+        let table = exact::store().wait(m, &|| false).ok_or_else(|| CliError::Table(m.to_string()))?;
         let v = exact::verify(&table, &tb);
         for example in &v.examples {
             eprintln!("{m}: {example}");
