@@ -146,6 +146,13 @@ pub trait Game: Position + Clone + Debug + Send + Sync + 'static {
         false
     }
 
+    /// Whether a certificate of this game reads a win as one that may fall on either side's
+    /// move (src/proof/FORMAT.md, "Variants": every variant but chess is read so).
+    #[inline]
+    fn certified_on_either_move(&self) -> bool {
+        false
+    }
+
     /// Whether a node of this position is an OR node, `attacker` choosing its move.
     #[inline]
     fn or_node(&self, attacker: Color) -> bool {

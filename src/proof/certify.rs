@@ -434,9 +434,7 @@ pub fn certify<G: Expand>(
 ) -> Result<Certified, CertError> {
     let node = Node::new(root.clone());
     let stm = root.turn();
-    // A variant's certificate reads every variant as one whose win may fall on either
-    // side's move (src/proof/FORMAT.md, "Variants").
-    let either = root.game_variant() != Variant::Chess;
+    let either = root.certified_on_either_move();
     let mut monitor = Monitor::new(Control::new(), None);
     let mut budget = limits.search_nodes;
     let build = |spec| section(&node, tt, &mut monitor, &mut budget, (limits, oracle), spec);

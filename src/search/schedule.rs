@@ -374,8 +374,7 @@ impl Schedule {
                             // The calls after the near bound, as its verdict would leave them
                             // unless it disproves the bound (then `record` asks it again).
                             let calls = self.far_calls(&self.sides[s], near);
-                            let Phase::Rounds { far, .. } = &mut self.phase else { unreachable!() };
-                            *far = Some(calls);
+                            self.phase = Phase::Rounds { budget: b, side: s, far: Some(calls) };
                             let bound = self.sides[s].plies_for(near);
                             return Step::Ask(Ask {
                                 side: s,

@@ -86,6 +86,10 @@ impl Game for VariantPosition {
         matches!(self, VariantPosition::Antichess(_) | VariantPosition::RacingKings(_))
     }
 
+    fn certified_on_either_move(&self) -> bool {
+        self.variant() != Variant::Chess
+    }
+
     /// Racing kings is won only on the eighth rank, which the attacker's king nears by at
     /// most one rank a move: d ranks take 2d-1 plies from the attacker's turn and 2d from
     /// the defender's.
