@@ -82,9 +82,8 @@ def resolve(mod, path, mods, binary):
     if not segs:
         return None
     if segs[0] == 'crate':
-        base, segs = ([] if not binary else None), segs[1:]
-        if binary:
-            base = ['__bin__']
+        # A binary's crate is its own: main.rs's modules, or its folder under src/bin/.
+        base, segs = (['__bin__'] if binary is True else list(binary or [])), segs[1:]
     elif segs[0] == 'pnmate':
         base, segs = [], segs[1:]
     elif segs[0] == 'super':
@@ -123,6 +122,8 @@ def graph():
     edges = {}
     for key, path in mods.items():
         is_bin = path == main_rs or key in BIN_MODULES or (key and key[0] in [b[0] for b in BIN_MODULES])
+        if len(key) >= 2 and key[0] == 'bin' and os.path.isdir(os.path.join(SRC, 'bin', key[1])):
+            is_bin = key[:2]
         text = body(path)
         targets = set()
         for use in expand_uses(text):

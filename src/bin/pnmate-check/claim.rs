@@ -7,9 +7,10 @@ use shakmaty_syzygy::Tablebase;
 
 use crate::Invalid;
 use crate::game::GameRules;
-use crate::header::{Header, Kind, TRAILER, read_header};
+use crate::header::{Header, TRAILER, read_header};
 use crate::problem::{ProblemRules, Stip};
 use crate::reader::Reader;
+use crate::shape::Kind;
 use crate::walk::walk;
 
 fn claim(why: impl Into<String>) -> Invalid {

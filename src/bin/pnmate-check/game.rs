@@ -6,7 +6,7 @@ use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::{Chess, Color, Move, MoveList, Position};
 use shakmaty_syzygy::{Tablebase, Wdl};
 
-use crate::header::{Kind, Shape};
+use crate::shape::{Kind, Shape};
 use crate::walk::{Base, Judged, Rules};
 
 /// The halfmove clock at which the game ends in a draw at the attacker's turn (75 moves).

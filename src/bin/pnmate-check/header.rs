@@ -7,6 +7,7 @@ use shakmaty::{CastlingMode, Color, Setup, fen::Fen};
 use crate::Invalid;
 use crate::problem::Stip;
 use crate::reader::Reader;
+use crate::shape::{Kind, Shape};
 
 /// The certificate's first line.
 const MAGIC: &str = "pnmate-certificate 1";
@@ -22,20 +23,6 @@ const VARIANT_RULES: &str = "pnmate-variant-2";
 const PROBLEM_RULES: &str = "pnmate-problem-1";
 /// The certificate's last bytes.
 pub const TRAILER: &[u8] = b"END\n";
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Proof,
-    Disproof,
-}
-
-/// A section as the header announces it.
-pub struct Shape {
-    pub kind: Kind,
-    pub attacker: Color,
-    pub plies: u32,
-    pub nodes: usize,
-}
 
 /// The parsed header.
 pub struct Header {

@@ -23,6 +23,7 @@ mod game;
 mod header;
 mod problem;
 mod reader;
+mod shape;
 mod walk;
 
 use std::fmt;

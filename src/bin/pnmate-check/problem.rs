@@ -4,7 +4,7 @@
 
 use shakmaty::{Chess, Color, Move, MoveList, Position};
 
-use crate::header::{Kind, Shape};
+use crate::shape::{Kind, Shape};
 use crate::walk::{Base, Judged, Rules};
 
 /// A chess problem's stipulation as the checker reads it (FORMAT.md, "Problems").
@@ -77,12 +77,17 @@ impl Stip {
     fn state(&self, pos: &Chess) -> (Option<bool>, MoveList) {
         let legal = pos.legal_moves();
         let waiting = self.series_side().is_some_and(|s| s != pos.turn());
-        if legal.is_empty() && (!waiting || pos.is_check()) {
+        // The side waiting out a series passes even when stalemated, unless stalemate is
+        // the goal (then the wrong side is stalemated).
+        if legal.is_empty() && (!waiting || pos.is_check() || !self.mate) {
             return (Some(self.met(pos, &legal)), MoveList::new());
         }
         let mut allowed = MoveList::new();
         if waiting {
-            if !pos.is_check() {
+            // A pass after which the series side has no move cannot lead to a stalemate
+            // made by the other side's move.
+            let series_moves = || pos.clone().swap_turn().is_ok_and(|p| !p.legal_moves().is_empty());
+            if !pos.is_check() && (self.mate || series_moves()) {
                 let king = pos.board().king_of(pos.turn()).expect("a king");
                 allowed.push(Move::Put { role: shakmaty::Role::King, to: king });
             }

@@ -1,6 +1,6 @@
 //! The certificate's bytes, read in order: header lines, varints and a section's nodes.
 
-use crate::header::{Kind, Shape};
+use crate::shape::{Kind, Shape};
 use crate::{Invalid, format};
 
 /// The edge count of a tablebase leaf.

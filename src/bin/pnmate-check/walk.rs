@@ -5,8 +5,8 @@
 use shakmaty::{CastlingMode, EnPassantMode, Move, MoveList, Position, Setup, fen::Fen, zobrist::Zobrist64};
 
 use crate::Invalid;
-use crate::header::Shape;
 use crate::reader::{Nodes, Reader, read_nodes};
+use crate::shape::Shape;
 
 /// A disproof value: the attacker never wins from here.
 pub const NEVER: u32 = u32::MAX;
