@@ -10,7 +10,8 @@ A problem file has one problem a line, `FEN | stipulation` (`#` starts a comment
 that both solvers meet positions no one chose. Popeye is not packaged: build it from
 github.com/thomas-maeder/popeye with `make -f makefile.unx`.
 
-With --full, battle play is compared whole: Popeye runs with `option vari try` (and
+With --intelligent, Popeye runs help and series play with `option intelligent`, as
+problemists run it. With --full, battle play is compared whole: Popeye runs with `option vari try` (and
 `set` with --set), pnmate with `--variations --tries` (`--set-play`), and the two
 outputs are read as trees by their indentation (each key or try with its threat,
 defences, continuations and refutations), compared with the order of moves at every
@@ -101,14 +102,21 @@ def flat(tree, depth=0):
         yield from flat(children, depth + 1)
 
 
-def run_popeye(py, fen, stip, seconds, full=False, set_play=False):
+def intelligent_allowed(stip):
+    """Whether Popeye's intelligent mode takes `stip`: help and series play."""
+    return stip.startswith(('h', 'ser-'))
+
+
+def run_popeye(py, fen, stip, seconds, full=False, set_play=False, intelligent=False):
     options = ('vari try' + (' set' if set_play else '')) if full else ''
+    if intelligent and intelligent_allowed(stip):
+        options += ' intelligent'
     with tempfile.NamedTemporaryFile('w', suffix='.inp', delete=False) as f:
         f.write(popeye_input(fen, stip, seconds, options))
         path = f.name
     start = time.monotonic()
     try:
-        out = subprocess.run([py, path], capture_output=True, text=True, timeout=seconds + 30).stdout
+        out = subprocess.run([py, '-maxmem', '1G', path], capture_output=True, text=True, timeout=seconds + 30).stdout
     except subprocess.TimeoutExpired:
         return None, seconds
     took = time.monotonic() - start
@@ -211,6 +219,8 @@ def main():
     ap.add_argument('--json', help='write every problem and both outputs here')
     ap.add_argument('--full', action='store_true', help='compare battle play whole: threats, variations, tries')
     ap.add_argument('--set', action='store_true', help='with --full, set play too')
+    ap.add_argument('--intelligent', action='store_true',
+                    help="run Popeye with `option intelligent` where it applies (help and series play)")
     args = ap.parse_args()
     problems = []
     if args.problems:
@@ -229,7 +239,7 @@ def main():
     rows, records, wrong = {}, [], 0
     for i, (fen, stip) in enumerate(problems):
         full = args.full and not stip.startswith(('h', 'ser-'))
-        pop, pop_t = run_popeye(args.popeye, fen, stip, args.time, full, args.set)
+        pop, pop_t = run_popeye(args.popeye, fen, stip, args.time, full, args.set, args.intelligent)
         pn, pn_t = run_pnmate(args.engine, fen, stip, args.time, full, args.set)
         kind = re.sub(r'\d+(\.5)?$', 'n', stip)
         row = rows.setdefault(kind, {'problems': 0, 'popeye': 0, 'pnmate': 0, 'agreed': 0, 'wrong': 0, 'ratios': []})

@@ -111,7 +111,8 @@ pub struct ShowArgs {
     /// The most refutations a try has.
     #[arg(long, default_value_t = 1, requires = "tries")]
     pub refutations: usize,
-    /// Battle play: set play, the defender's moves as if the attacker passed first.
+    /// Set play: in battle play the defender's moves as if the attacker passed first; in
+    /// help play the solutions with White first, one move shorter (h#(n-1).5).
     #[arg(long)]
     pub set_play: bool,
     /// Battle play: no threats; every defence is shown.

@@ -2,14 +2,17 @@
 //! language), and `epd` over suites of `stip` lines.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use shakmaty::Chess;
+use shakmaty::{Chess, Position};
 
 use pnmate::chess::position::{parse_fen, to_fen};
 use pnmate::epd::EpdEntry;
 use pnmate::jobs::run_jobs;
 use pnmate::limits::Budget;
+use pnmate::problem::duplex;
+use pnmate::problem::language::Language;
+use pnmate::problem::popeye::Duplex;
 use pnmate::problem::stipulation::Stipulation;
 use pnmate::problem::tree::Show;
 use pnmate::problem::{
@@ -25,8 +28,9 @@ use super::report::progress_bar;
 /// Options of the `problem` subcommand.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ProblemArgs {
-    /// A file in Popeye's input language: `begin`, `pieces`, `stipulation`, `option`,
-    /// `twin`, `next`, `end` (the orthodox subset; see docs/problems.md).
+    /// A file in Popeye's input language, English, German or French: `BeginProblem`,
+    /// `pieces` or `forsyth`, `stipulation`, `option`, `twin`, `NextProblem`,
+    /// `EndProblem` (the orthodox part; see docs/problems.md).
     pub file: PathBuf,
     #[command(flatten)]
     pub search: SearchArgs,
@@ -62,7 +66,7 @@ pub fn run_stip(
     if json {
         println!("{}", report_json(stip, &solved));
     } else {
-        print!("{}", report_text(&pos, stip, &solved));
+        print!("{}", report_text(&pos, stip, &solved, Language::English));
     }
     if let Some(path) = proof {
         match &solved.certificate {
@@ -88,32 +92,153 @@ fn settings(budget: Budget, search: &SearchArgs, max_solutions: usize, certify: 
     ProblemSettings { budget, max_solutions, hash_mb: search.hash, certify, threads: search.threads }
 }
 
-/// `problem FILE`: every problem and twin of a Popeye input file.
+/// `problem FILE`: every problem and twin of a Popeye input file, written in the file's
+/// language; a problem that cannot be read (a fairy one) is named and skipped.
 pub fn run_file(args: &ProblemArgs) -> Result<i32, CliError> {
     let text = std::fs::read_to_string(&args.file).map_err(|e| CliError::io(&args.file, e))?;
-    let problems = popeye::parse(&text).map_err(|source| CliError::Popeye { path: args.file.clone(), source })?;
+    let input = popeye::parse(&text).map_err(|source| CliError::Popeye { path: args.file.clone(), source })?;
+    let lang = input.language;
     let budget = args.search.budget()?;
+    let mut out = Output { json: args.json, protocol: None };
     let mut decided = true;
-    for (n, problem) in problems.iter().enumerate() {
+    let mut read = 0;
+    let mut first_error = None;
+    for (n, problem) in input.problems.iter().enumerate() {
+        let number = n + 1;
+        let problem = match problem {
+            Ok(p) => p,
+            Err(e) => {
+                // Named where the solutions go: in the text, or beside the JSON.
+                if args.json {
+                    eprintln!("{}: problem {number} skipped: {e}", args.file.display());
+                } else {
+                    out.line(&format!("problem {number} skipped: {e}"))?;
+                }
+                first_error.get_or_insert_with(|| e.clone());
+                continue;
+            }
+        };
+        read += 1;
+        if let Some(file) = &problem.protocol {
+            out.open_protocol(file)?;
+        }
         if !args.json {
             if n > 0 {
-                println!();
+                out.line("")?;
             }
-            for line in problem.title.iter().chain(&problem.author).chain(&problem.origin) {
-                println!("{line}");
+            for line in problem.title.iter().chain(&problem.author).chain(&problem.origin).chain(&problem.award) {
+                out.line(line)?;
+            }
+            if problem.zero {
+                out.line(lang.phrases().zero_position)?;
             }
         }
+        let started = Instant::now();
         for twin in &problem.twins {
             let time = twin.max_time.map(Duration::from_secs).or(budget.time);
             let max_solutions = twin.max_solutions.unwrap_or(args.max_solutions);
             let settings = settings(Budget { time, ..budget }, &args.search, max_solutions, false);
-            let solved = solve_problem(twin.pos.clone(), twin.stip, settings, twin.show)
-                .map_err(|source| CliError::Twin { number: n + 1, twin: twin_suffix(&twin.label), source })?;
-            decided &= solved.verdict != Verdict::Unknown;
-            print_twin(n + 1, &twin.label, &twin.pos, twin.stip, &solved, args.json);
+            let fail = |source| CliError::Twin { number, twin: twin_suffix(&twin.label), source };
+            if twin.duplex != Duplex::Only {
+                let twin_started = Instant::now();
+                let solved = solve_problem(twin.pos.clone(), twin.stip, settings, twin.show).map_err(fail)?;
+                decided &= solved.verdict != Verdict::Unknown;
+                let took = twin_started.elapsed();
+                out.twin(number, &twin.label, &twin.pos, twin.stip, (&solved, took), lang)?;
+            }
+            if twin.duplex != Duplex::Off {
+                // The other side's turn on the diagram; solved on the exchanged board.
+                let diagram = twin.pos.clone().swap_turn().ok();
+                let other = diagram.as_ref().and_then(duplex::exchanged);
+                let (Some(diagram), Some(other)) = (diagram, other) else {
+                    out.line("duplex: the other side cannot move first here")?;
+                    continue;
+                };
+                let twin_started = Instant::now();
+                let solved = solve_problem(other, twin.stip, settings, twin.show).map_err(fail)?;
+                decided &= solved.verdict != Verdict::Unknown;
+                let took = twin_started.elapsed();
+                let solved = duplex::solved_back(solved);
+                let label = if twin.label.is_empty() { "duplex".to_string() } else { format!("{} duplex", twin.label) };
+                out.twin(number, &label, &diagram, twin.stip, (&solved, took), lang)?;
+            }
+        }
+        if !args.json {
+            let secs = started.elapsed().as_secs_f64();
+            out.line(&format!("\n{} {} = {secs:.3} s", lang.phrases().solution_finished, lang.phrases().time))?;
         }
     }
+    if read == 0
+        && let Some(source) = first_error
+    {
+        return Err(CliError::Popeye { path: args.file.clone(), source });
+    }
     Ok(status(decided))
+}
+
+/// Where a Popeye file's solutions go: standard output, and the file its `protocol`
+/// command names (appended to, as Popeye does).
+struct Output {
+    json: bool,
+    protocol: Option<(PathBuf, std::fs::File)>,
+}
+
+impl Output {
+    fn open_protocol(&mut self, file: &str) -> Result<(), CliError> {
+        let path = PathBuf::from(file);
+        let f =
+            std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(|e| CliError::io(&path, e))?;
+        self.protocol = Some((path, f));
+        Ok(())
+    }
+
+    fn text(&mut self, text: &str) -> Result<(), CliError> {
+        use std::io::Write;
+        let written = std::io::stdout().lock().write_all(text.as_bytes());
+        match written {
+            // A reader that stopped reading (`| head`) wants no more: stop as a filter does.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+            Err(e) => return Err(CliError::io("stdout", e)),
+            Ok(()) => {}
+        }
+        if let Some((path, f)) = &mut self.protocol {
+            f.write_all(text.as_bytes()).map_err(|e| CliError::io(path.clone(), e))?;
+        }
+        Ok(())
+    }
+
+    fn line(&mut self, line: &str) -> Result<(), CliError> {
+        self.text(&format!("{line}\n"))
+    }
+
+    /// One twin's solution: its label, stipulation and position, then the solution; in
+    /// JSON one object with the problem's number, the twin's label and the FEN.
+    fn twin(
+        &mut self,
+        number: usize,
+        label: &str,
+        pos: &Chess,
+        stip: Stipulation,
+        (solved, took): (&Solved, Duration),
+        lang: Language,
+    ) -> Result<(), CliError> {
+        if self.json {
+            let mut v = report_json(stip, solved);
+            v["problem"] = number.into();
+            v["twin"] = label.into();
+            v["fen"] = to_fen(pos).into();
+            v["time"] = took.as_secs_f64().into();
+            return self.line(&v.to_string());
+        }
+        self.line("")?;
+        if !label.is_empty() {
+            self.line(label)?;
+        }
+        self.line(&format!("{stip}  {}", to_fen(pos)))?;
+        let text = report_text(pos, stip, solved, lang);
+        // The summary line ends with the twin's time.
+        self.text(&format!("{}, {:.3} s\n", text.trim_end(), took.as_secs_f64()))
+    }
 }
 
 fn twin_suffix(label: &str) -> String {
@@ -123,24 +248,6 @@ fn twin_suffix(label: &str) -> String {
         .filter(|l| !l.is_empty())
         .map(|l| format!(" twin {}", l.trim_start_matches('+')))
         .unwrap_or_default()
-}
-
-/// One twin's solution: its label, stipulation and position, then the solution.
-fn print_twin(number: usize, label: &str, pos: &Chess, stip: Stipulation, solved: &Solved, json: bool) {
-    if json {
-        let mut v = report_json(stip, solved);
-        v["problem"] = number.into();
-        v["twin"] = label.into();
-        v["fen"] = to_fen(pos).into();
-        println!("{v}");
-        return;
-    }
-    println!();
-    if !label.is_empty() {
-        println!("{label}");
-    }
-    println!("{stip}  {}", to_fen(pos));
-    print!("{}", report_text(pos, stip, solved));
 }
 
 /// `epd` over a suite of chess problems, the lines with a `stip` operation of `entries`

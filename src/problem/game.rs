@@ -32,7 +32,8 @@ use crate::dfpn::pndn::PnDn;
 use crate::dfpn::tree::RootMoves;
 use crate::dfpn::value::Value;
 use crate::knowledge::{CHESS_REACH, Know, Reach, SearchLimits};
-use crate::problem::stipulation::{Goal, Stipulation};
+use crate::problem::reach::{self, Moves};
+use crate::problem::stipulation::{Goal, Play, Stipulation};
 use crate::tt::Record;
 
 /// A chess position under a stipulation.
@@ -83,7 +84,8 @@ impl Problem {
     /// How the problem stands: won once the stipulation is met, over once it can no
     /// longer be (the game ended otherwise, or a side has no move the stipulation
     /// allows), open otherwise. A stalemate of the side that waits out a series does not
-    /// end it: that side only passes.
+    /// end it (that side only passes), unless stalemate is the goal: then the wrong side
+    /// is stalemated and the series is over.
     pub fn stands(&self) -> Standing {
         self.stands_with_moves().0
     }
@@ -92,8 +94,11 @@ impl Problem {
     fn stands_with_moves(&self) -> (Standing, MoveList) {
         let mut real = MoveList::new();
         legal_moves(&self.pos, &mut real);
-        // A side that waits out a series passes even where it has no move (stalemated).
-        let passing = self.stip.series_side().is_some_and(|s| s != self.pos.turn()) && !self.pos.is_check();
+        // A side that waits out a series passes even where it has no move (stalemated),
+        // unless a stalemate is the goal: then it was reached by the wrong side.
+        let passing = self.stip.series_side().is_some_and(|s| s != self.pos.turn())
+            && !self.pos.is_check()
+            && !(real.is_empty() && self.stip.goal == Goal::Stalemate);
         if real.is_empty() && !passing {
             return (if self.met(&real) { Standing::Won } else { Standing::Over }, real);
         }
@@ -125,7 +130,8 @@ impl Problem {
     /// The moves the stipulation allows, from the legal moves `real`: in a series the
     /// other side passes (it cannot in check), and in a series helpmate it may instead
     /// end the series with a move that meets the goal; a reflex side that can mate in one
-    /// must.
+    /// must. Where stalemate is the goal, a pass that leaves the series side without a
+    /// move is no move: the stalemate would come from no move of the other side.
     fn allowed_moves(&self, real: &MoveList, out: &mut MoveList) {
         out.clear();
         if let Some(series) = self.stip.series_side()
@@ -133,6 +139,7 @@ impl Problem {
         {
             if !self.pos.is_check()
                 && let Some(king) = self.pos.board().king_of(self.pos.turn())
+                && (self.stip.goal == Goal::Mate || self.series_side_moves_after_a_pass())
             {
                 out.push(pass_of(king));
             }
@@ -146,6 +153,37 @@ impl Problem {
             return;
         }
         out.extend(real.iter().copied());
+    }
+
+    /// The moves each side may still make in `plies` plies from here (the other side's
+    /// passes in a series are no moves), for the bound on the goal ([`reach`]).
+    fn moves_left(&self, plies: u32) -> Moves {
+        let (now, then) = (plies.div_ceil(2), plies / 2);
+        let victim = self.stip.victim();
+        let (mut mater, mut victims) = if self.pos.turn() == victim { (then, now) } else { (now, then) };
+        match self.stip.play {
+            Play::Series => victims = 0,
+            Play::SeriesHelp => mater = mater.min(1),
+            _ => {}
+        }
+        let clamp = |n: u32| n.min(u32::from(u8::MAX / 4)) as u8;
+        Moves { mater: clamp(mater), victim: clamp(victims) }
+    }
+
+    /// Whether the goal may still be reached within `plies` plies: false only where no
+    /// final position fits the moves left ([`reach`]).
+    fn goal_in_reach(&self, key: u64, plies: u32) -> bool {
+        let (victim, mate) = (self.stip.victim(), self.stip.goal == Goal::Mate);
+        reach::reachable_recent(key, &self.pos, victim, mate, self.moves_left(plies))
+    }
+
+    /// Whether the series side has a legal move once the side to move (out of check)
+    /// passes.
+    fn series_side_moves_after_a_pass(&self) -> bool {
+        let Ok(after) = self.pos.clone().swap_turn() else { return false };
+        let mut moves = MoveList::new();
+        legal_moves(&after, &mut moves);
+        !moves.is_empty()
     }
 }
 
@@ -326,6 +364,21 @@ impl Expand for Problem {
                     value
                 }),
                 Standing::Open => e.tree.known(key, within).unwrap_or_else(|| {
+                    if !child.pos.goal_in_reach(child.hash, u32::from(within.get())) {
+                        // No final position fits the moves left: lost within them. Stored,
+                        // as the last ply's values are.
+                        let value = Value::disproven(within.succ());
+                        let record = Record {
+                            bound: within,
+                            pn: value.pn.0,
+                            dn: value.dn.0,
+                            mate: value.mate,
+                            work: 0,
+                            best: MoveCode::NONE,
+                        };
+                        e.tree.tt.store(key, &record);
+                        return value;
+                    }
                     // The child's moves: all must fail where it is an OR node, all must
                     // succeed where it is an AND node.
                     let replies = replies.len().max(1) as u32;

@@ -12,10 +12,13 @@
 //! the solver, [`certify`] writes a certificate, and [`popeye`] reads Popeye's input.
 
 pub mod certify;
+pub mod duplex;
 pub mod game;
+pub mod language;
 pub mod notation;
 pub mod popeye;
 pub mod prover;
+pub mod reach;
 pub mod report;
 pub mod solve;
 pub mod stipulation;

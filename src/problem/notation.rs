@@ -1,33 +1,28 @@
-//! Moves and solutions written as Popeye's English output writes them, which problemists
-//! read and YACPDB renders: `Se8-c7`, `Sd5*c7`, `e7-e8=Q`, `h5*g6 ep.`, `0-0-0`, then ` +`
-//! for a check, ` #` for mate and ` =` for stalemate.
+//! Moves and solutions written as Popeye's output writes them in the problem's language,
+//! which problemists read and YACPDB renders: `Se8-c7`, `Sd5*c7`, `e7-e8=Q`, `h5*g6 ep.`,
+//! `0-0-0` (German `e7-e8=D`, French `Ce8-c7`), then ` +` for a check, ` #` for mate and
+//! ` =` for stalemate.
 
 use shakmaty::{CastlingSide, Chess, Move, MoveList, Position, Role};
 
 use crate::chess::movegen::legal_moves;
 use crate::problem::game::is_pass;
+use crate::problem::language::Language;
 use crate::problem::tree::{Attack, Play, Tree};
 
-/// Popeye's English letter of a piece (S for the knight, as problemists write it).
-fn letter(role: Role) -> &'static str {
-    match role {
-        Role::King => "K",
-        Role::Queen => "Q",
-        Role::Rook => "R",
-        Role::Bishop => "B",
-        Role::Knight => "S",
-        Role::Pawn => "",
-    }
+/// The letter of a moving man in `lang` (S for the knight in English; none for a pawn).
+fn letter(lang: Language, role: Role) -> String {
+    if role == Role::Pawn { String::new() } else { lang.letter(role).to_string() }
 }
 
 /// Legal move `m` from `pos` in Popeye's notation, with what it gives (check, mate,
 /// stalemate) after it.
-pub fn move_text(pos: &Chess, m: Move) -> String {
+pub fn move_text(pos: &Chess, m: Move, lang: Language) -> String {
     let mut text = match m {
         Move::Normal { role, from, capture, to, promotion } => {
             let sep = if capture.is_some() { '*' } else { '-' };
-            let promo = promotion.map(|p| format!("={}", letter(p))).unwrap_or_default();
-            format!("{}{from}{sep}{to}{promo}", letter(role))
+            let promo = promotion.map(|p| format!("={}", lang.letter(p))).unwrap_or_default();
+            format!("{}{from}{sep}{to}{promo}", letter(lang, role))
         }
         Move::EnPassant { from, to } => format!("{from}*{to} ep."),
         Move::Castle { king, rook } => {
@@ -56,7 +51,7 @@ pub fn move_text(pos: &Chess, m: Move) -> String {
 /// Help play pairs the moves: `1.Kb8-a8 Sc4-b6 #`, and a half move first is written
 /// `1...Rh1-c1   2.Bg8-a2 Rc1-c8 #`. A series numbers each move of its side:
 /// `1.Ka1-b2   2.Rh1-a1   3.Ra1-a8 #`, the other side's last move beside the last one.
-pub fn line_text(pos: &Chess, line: &[Move], series: bool, half: bool) -> String {
+pub fn line_text(pos: &Chess, line: &[Move], series: bool, half: bool, lang: Language) -> String {
     let mut out = String::from(" ");
     let mut pos = pos.clone();
     let mut number = 1;
@@ -64,7 +59,7 @@ pub fn line_text(pos: &Chess, line: &[Move], series: bool, half: bool) -> String
     if half {
         // The White move before Black's first: numbered 1... as Popeye does.
         let m = line[0];
-        out.push_str(&format!(" 1...{}", move_text(&pos, m)));
+        out.push_str(&format!(" 1...{}", move_text(&pos, m, lang)));
         pos.play_unchecked(m);
         number = 2;
         first = false;
@@ -73,7 +68,7 @@ pub fn line_text(pos: &Chess, line: &[Move], series: bool, half: bool) -> String
     // Only the last move can stalemate in a solution: before it, a stalemate is that of
     // the side that waits out a series, which Popeye leaves unmarked.
     let text = |pos: &Chess, m: Move, last: bool| {
-        let t = move_text(pos, m);
+        let t = move_text(pos, m, lang);
         match t.strip_suffix(" =") {
             Some(plain) if !last => plain.to_string(),
             _ => t,
@@ -112,46 +107,46 @@ fn defence_indent(number: u16) -> usize {
 }
 
 /// What follows an attacker's move on its line: ` threat:`, ` zugzwang.` or nothing.
-fn marker(play: &Play) -> &'static str {
+fn marker(play: &Play, lang: Language) -> &'static str {
     match &play.threat {
-        Some(threat) if threat.is_empty() => " zugzwang.",
-        Some(_) => " threat:",
+        Some(threat) if threat.is_empty() => lang.phrases().zugzwang,
+        Some(_) => lang.phrases().threat,
         None => "",
     }
 }
 
 /// The attacker's move `number` of `attack` from `pos`, marked `mark` (` !` for a key),
 /// and the play after it, one move a line, indented as Popeye indents it.
-fn attack_lines(out: &mut String, pos: &Chess, attack: &Attack, number: u16, mark: &str) {
+fn attack_lines(out: &mut String, pos: &Chess, attack: &Attack, number: u16, mark: &str, lang: Language) {
     let Some(m) = attack.mv else { return };
     let pad = attack_indent(number);
-    out.push_str(&format!("{:pad$}{number}.{}{mark}{}\n", "", move_text(pos, m), marker(&attack.play)));
+    out.push_str(&format!("{:pad$}{number}.{}{mark}{}\n", "", move_text(pos, m, lang), marker(&attack.play, lang)));
     let mut after = pos.clone();
     after.play_unchecked(m);
-    play_lines(out, &after, &attack.play, number);
+    play_lines(out, &after, &attack.play, number, lang);
 }
 
 /// The play after the attacker's move `number`, the defender to move at `pos`: the
 /// threat's lines, then each defence with its continuations.
-fn play_lines(out: &mut String, pos: &Chess, play: &Play, number: u16) {
+fn play_lines(out: &mut String, pos: &Chess, play: &Play, number: u16, lang: Language) {
     if let Some(threat) = &play.threat
         && !threat.is_empty()
     {
         let passed = pos.clone().swap_turn().expect("threats are looked for out of check");
         for attack in threat {
-            attack_lines(out, &passed, attack, number + 1, "");
+            attack_lines(out, &passed, attack, number + 1, "", lang);
         }
     }
     for defence in &play.defences {
         let pad = defence_indent(number);
-        out.push_str(&format!("{:pad$}{number}...{}\n", "", move_text(pos, defence.mv)));
+        out.push_str(&format!("{:pad$}{number}...{}\n", "", move_text(pos, defence.mv, lang)));
         if defence.refutes {
-            out.push_str(&format!("{:pad$}refutes.\n", "", pad = pad + 2));
+            out.push_str(&format!("{:pad$}{}\n", "", lang.phrases().refutes, pad = pad + 2));
         }
         let mut after = pos.clone();
         after.play_unchecked(defence.mv);
         for attack in &defence.continuations {
-            attack_lines(out, &after, attack, number + 1, "");
+            attack_lines(out, &after, attack, number + 1, "", lang);
         }
     }
 }
@@ -159,27 +154,27 @@ fn play_lines(out: &mut String, pos: &Chess, play: &Play, number: u16) {
 /// A battle problem's solution from `pos` as Popeye writes it: set play, then each key
 /// (`!`) or try (`?`, with `but` and its refutations) and its play, a blank line before
 /// each; or the play of a diagram after the key.
-pub fn tree_text(pos: &Chess, tree: &Tree) -> String {
+pub fn tree_text(pos: &Chess, tree: &Tree, lang: Language) -> String {
     let mut out = String::new();
     if let Some(play) = &tree.postkey {
-        out.push_str(&format!("{}\n", marker(play)));
-        play_lines(&mut out, pos, play, 1);
+        out.push_str(&format!("{}\n", marker(play, lang)));
+        play_lines(&mut out, pos, play, 1, lang);
     }
     if let Some(set) = &tree.set_play {
         let passed = pos.clone().swap_turn().expect("set play is looked for out of check");
         out.push('\n');
-        play_lines(&mut out, &passed, &Play { threat: None, defences: set.clone() }, 1);
+        play_lines(&mut out, &passed, &Play { threat: None, defences: set.clone() }, 1, lang);
     }
     for first in &tree.first {
         out.push('\n');
         let mark = if first.refutations.is_empty() { " !" } else { " ?" };
-        attack_lines(&mut out, pos, &first.attack, 1, mark);
+        attack_lines(&mut out, pos, &first.attack, 1, mark, lang);
         if !first.refutations.is_empty() {
-            out.push_str("    but\n");
+            out.push_str(&format!("    {}\n", lang.phrases().but));
             for &r in &first.refutations {
                 let mut after = pos.clone();
                 after.play_unchecked(first.attack.mv.expect("a first move"));
-                out.push_str(&format!("      1...{} !\n", move_text(&after, r)));
+                out.push_str(&format!("      1...{} !\n", move_text(&after, r, lang)));
             }
         }
     }
@@ -202,16 +197,23 @@ mod tests {
     #[test]
     fn moves_read_as_popeye_writes_them() {
         let p = pos("k3n3/P7/1K6/3N4/8/8/8/8 w - - 0 1");
-        assert_eq!(move_text(&p, mv(&p, "d5c7")), "Sd5-c7 +");
+        assert_eq!(move_text(&p, mv(&p, "d5c7"), Language::English), "Sd5-c7 +");
         let p = pos("1k6/8/pK6/8/8/8/8/7Q w - - 0 1");
-        assert_eq!(move_text(&p, mv(&p, "h1h8")), "Qh1-h8 #");
+        assert_eq!(move_text(&p, mv(&p, "h1h8"), Language::English), "Qh1-h8 #");
         let p = pos("4k3/P7/8/7p/6P1/8/8/R3K2R w KQ h6 0 1");
-        assert_eq!(move_text(&p, mv(&p, "a7a8q")), "a7-a8=Q +");
-        assert_eq!(move_text(&p, mv(&p, "e1c1")), "0-0-0");
-        assert_eq!(move_text(&p, mv(&p, "g4h5")), "g4*h5");
+        assert_eq!(move_text(&p, mv(&p, "a7a8q"), Language::English), "a7-a8=Q +");
+        assert_eq!(move_text(&p, mv(&p, "e1c1"), Language::English), "0-0-0");
+        assert_eq!(move_text(&p, mv(&p, "g4h5"), Language::English), "g4*h5");
         let p = pos("7k/8/8/5pP1/8/8/8/K7 w - f6 0 1");
-        assert_eq!(move_text(&p, mv(&p, "g5f6")), "g5*f6 ep.");
+        assert_eq!(move_text(&p, mv(&p, "g5f6"), Language::English), "g5*f6 ep.");
         let p = pos("k7/8/1Q6/8/8/8/8/K7 w - - 0 1");
-        assert_eq!(move_text(&p, mv(&p, "b6c7")), "Qb6-c7 =");
+        assert_eq!(move_text(&p, mv(&p, "b6c7"), Language::English), "Qb6-c7 =");
+        // Popeye's German and French letters.
+        assert_eq!(move_text(&p, mv(&p, "b6c7"), Language::German), "Db6-c7 =");
+        let p = pos("k3n3/P7/1K6/3N4/8/8/8/8 w - - 0 1");
+        assert_eq!(move_text(&p, mv(&p, "d5c7"), Language::French), "Cd5-c7 +");
+        let p = pos("4k3/P7/8/8/8/8/8/4K3 w - - 0 1");
+        assert_eq!(move_text(&p, mv(&p, "a7a8b"), Language::German), "a7-a8=L");
+        assert_eq!(move_text(&p, mv(&p, "a7a8n"), Language::French), "a7-a8=C");
     }
 }

@@ -1,28 +1,37 @@
 //! A solved problem as problemists read it: Popeye's text, or one JSON object (fields in
 //! docs/problems.md).
 
-use shakmaty::{Chess, Move};
+use shakmaty::{Chess, Move, Position};
 
+use super::language::Language;
 use super::notation;
 use super::solve::{Solved, Verdict};
 use super::stipulation::Stipulation;
 use super::tree::{self, Tree};
 use super::verify::played;
 
-/// The solving written as Popeye's English output writes a solution: each key as
+/// The solving written as Popeye's output writes a solution in `lang`: each key as
 /// `   1.Se8-c7 # !`, each help or series solution on a line of its own; then how it ended.
-pub fn report_text(pos: &Chess, stip: Stipulation, solved: &Solved) -> String {
+pub fn report_text(pos: &Chess, stip: Stipulation, solved: &Solved, lang: Language) -> String {
     let mut out = String::new();
     if let Some(tree) = &solved.tree {
-        out.push_str(&notation::tree_text(pos, tree));
+        out.push_str(&notation::tree_text(pos, tree, lang));
         out.push('\n');
     } else if stip.battle() {
         for &key in &solved.keys {
-            out.push_str(&format!("   1.{} !\n", notation::move_text(pos, key)));
+            out.push_str(&format!("   1.{} !\n", notation::move_text(pos, key, lang)));
         }
     } else {
+        if let (Some(set), Ok(before)) = (&solved.set_play, pos.clone().swap_turn()) {
+            // Help set play first, then a blank line, as Popeye prints it.
+            for line in set {
+                out.push_str(&notation::line_text(&before, line, false, true, lang));
+                out.push('\n');
+            }
+            out.push('\n');
+        }
         for line in &solved.solutions {
-            out.push_str(&notation::line_text(pos, line, stip.series_side().is_some(), stip.half));
+            out.push_str(&notation::line_text(pos, line, stip.series_side().is_some(), stip.half, lang));
             out.push('\n');
         }
     }
@@ -56,6 +65,7 @@ pub fn report_json(stip: Stipulation, solved: &Solved) -> serde_json::Value {
         "keys": solved.keys.iter().map(|&m| uci(m)).collect::<Vec<_>>(),
         "tree": solved.tree.as_ref().map(tree_json),
         "solutions": solved.solutions.iter().map(|l| played(l).into_iter().map(uci).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "set_play": solved.set_play.as_ref().map(|set| set.iter().map(|l| l.iter().map(|&m| uci(m)).collect::<Vec<_>>()).collect::<Vec<_>>()),
         "capped": solved.capped,
         "nodes": solved.nodes,
     })

@@ -9,7 +9,7 @@ use shakmaty::{Chess, Color, Move, Position};
 use super::certify::certify_problem;
 use super::game::Problem;
 use super::prover::{OutOfLimits, ProblemSolver};
-use super::stipulation::Stipulation;
+use super::stipulation::{Play, Stipulation};
 use super::tree::{FirstMove, Show, Tree};
 use crate::chess::node::Node;
 use crate::dfpn::monitor::{Control, Monitor};
@@ -43,6 +43,10 @@ pub struct Solved {
     pub solutions: Vec<Vec<Move>>,
     /// Whether the listing stopped at the cap on solutions.
     pub capped: bool,
+    /// Help play with set play asked for: the solutions with White moving first, one
+    /// move shorter (`h#(n-1).5`, as Popeye shows help set play); None where not asked
+    /// for, not possible (Black in check) or not finished within the limits.
+    pub set_play: Option<Vec<Vec<Move>>>,
     /// Nodes searched.
     pub nodes: u64,
     /// With [`ProblemSettings::certify`] and a verdict: the certificate, or why none was
@@ -160,6 +164,7 @@ pub fn solve_problem(
         tree: None,
         solutions: Vec::new(),
         capped: false,
+        set_play: None,
         nodes: 0,
         certificate: None,
     };
@@ -207,6 +212,17 @@ pub fn solve_problem(
             all.truncate(cap);
             solved.verdict = verdict_of(!all.is_empty());
             solved.solutions = all;
+        }
+    }
+    if show.set_play && stip.play == Play::Help && !stip.half {
+        // Help set play: as if Black had passed, White moves first and n-1 moves follow.
+        let set_stip = Stipulation { moves: stip.moves - 1, half: true, ..stip };
+        if let Ok(before) = problem.pos.clone().swap_turn() {
+            let set = solve_problem(before, set_stip, ProblemSettings { certify: false, ..settings }, Show::default())?;
+            solved.nodes += set.nodes;
+            if set.verdict != Verdict::Unknown {
+                solved.set_play = Some(set.solutions);
+            }
         }
     }
     if settings.certify && solved.verdict != Verdict::Unknown {

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::limits::Budget;
+use crate::problem::language::Language;
 use crate::problem::stipulation::Stipulation;
 use shakmaty::{CastlingMode, Chess, fen::Fen};
 
@@ -23,7 +24,7 @@ fn solved(fen: &str, stip: &str) -> (Chess, Stipulation, Solved) {
 fn lines(fen: &str, stip: &str) -> Vec<String> {
     let (pos, stip, solved) = solved(fen, stip);
     assert_ne!(solved.verdict, Verdict::Unknown, "{fen} {stip}: out of limits");
-    let text = report_text(&pos, stip, &solved);
+    let text = report_text(&pos, stip, &solved, Language::English);
     let mut lines: Vec<String> = text
         .lines()
         .filter(|l| l.starts_with(' '))
@@ -127,10 +128,29 @@ fn series_solutions_are_popeye_s() {
         "ser-h=3",
         &["1.Rc6-d6 2.Ke8-d7 3.Kd7-c8 Qd4*d6 =", "1.Rc6-d6 2.Ke8-d8 3.Kd8-c8 Qd4*d6 ="],
     );
+    // h5-h4 stalemates White at once: it ends the series and is no solution, though a
+    // series move there leaves the side that waits without a move. Popeye's three.
+    assert_lines(
+        "8/8/8/7p/8/7P/P7/kBK5 b - - 0 1",
+        "ser-h=3",
+        &["1.h5-h4 a2-a3 =", "1.h5-h4 a2-a4 =", "1.h5-h4 Kc1-c2 ="],
+    );
     // A series with its short solutions: Popeye prints these 117 (5 of two moves).
     let all = lines("7k/6pp/8/8/8/8/8/K6R w - - 0 1", "ser-#3");
     assert_eq!(all.len(), 117);
     assert!(all.contains(&"1.Rh1-b1 2.Rb1-b8 #".to_string()));
+}
+
+#[test]
+fn a_composed_helpmate_is_solved_with_its_goal_in_reach() {
+    // BEISPIEL/intell.inp's first problem: Popeye 4.104's one solution of h#4, and none
+    // in three moves (each proven by the bound on the moves to a mate).
+    assert_lines(
+        "8/8/2Nq4/5k2/3P4/5K2/2b2P2/8 b - - 0 1",
+        "h#4",
+        &["1.Qd6-d5 + Kf3-e2 2.Kf5-f4 Sc6-d8 3.Bc2-f5 Sd8-e6 + 4.Kf4-e4 f2-f3 #"],
+    );
+    assert!(lines("8/8/2Nq4/5k2/3P4/5K2/2b2P2/8 b - - 0 1", "h#3").is_empty());
 }
 
 #[test]
@@ -189,7 +209,7 @@ fn assert_tree(fen: &str, stip: &str, show: tree::Show, popeye: &str) {
     };
     let solved = solve_problem(pos.clone(), stip, settings, show).unwrap();
     assert_ne!(solved.verdict, Verdict::Unknown, "{fen} {stip}: out of limits");
-    let text = report_text(&pos, stip, &solved);
+    let text = report_text(&pos, stip, &solved, Language::English);
     assert_eq!(canon(&indented(&text)), canon(&indented(popeye)), "{fen} {stip}:\n{text}");
 }
 
@@ -452,7 +472,7 @@ fn a_short_key_shows_its_own_play_and_a_defence_that_stops_one_threat_is_shown()
         "7k/2B5/7K/8/8/5R2/8/8 w - - 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
     let stip: Stipulation = "=3".parse().unwrap();
     let solved = solve_problem(pos.clone(), stip, ProblemSettings::default(), VARI).unwrap();
-    let ours = canon(&indented(&report_text(&pos, stip, &solved)));
+    let ours = canon(&indented(&report_text(&pos, stip, &solved, Language::English)));
     assert_eq!(solved.keys.len(), 25, "{ours:#?}");
     for key in canon(&indented(popeye)) {
         assert!(ours.contains(&key), "missing or different: {key}");

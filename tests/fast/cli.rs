@@ -306,13 +306,24 @@ fn problem_solves_a_popeye_file_with_twins_and_variations() {
     assert_eq!(lines[3], "   1.Rd1-d8 # !", "{out}");
     assert_eq!(lines[5], "b) wRd1-->d2");
     assert_eq!(lines[7], "   1.Rd2-d8 # !", "{out}");
-    assert_eq!(lines[10..12], ["   1.Rc6*c5 ! zugzwang.", "      1...Kb8-a8"], "{out}");
-    assert_eq!(lines[12], "          2.Rc5-c8 #", "{out}");
-    let file = scratch_file("fairy.inp", "begin\npieces white ka1 black ka8\ncond circe\nstip #2\nend\n");
+    assert!(lines[9].starts_with("solution finished. Time = "), "{out}");
+    assert_eq!(lines[11..13], ["   1.Rc6*c5 ! zugzwang.", "      1...Kb8-a8"], "{out}");
+    assert_eq!(lines[13], "          2.Rc5-c8 #", "{out}");
+    // A fairy problem is named and skipped; the orthodox one after it is solved.
+    let file = scratch_file(
+        "fairy.inp",
+        "begin\npieces white ka1 black ka8\ncond circe\nstip #2\nnext\npieces white kb6 qc1 black ka8\nstip #1\nend\n",
+    );
+    let (code, out, _) = pnmate(&["problem", file.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().next(), Some("problem 1 skipped: line 3: condition circe: fairy conditions are not read"));
+    assert!(out.contains("\n   1.Qc1-c8 # !\n"), "{out}");
+    // A file of fairy problems only is refused with the first reason.
+    std::fs::write(&file, "begin\npieces white ka1 black ka8\ncond circe\nstip #2\nend\n").unwrap();
     let (code, _, err) = pnmate(&["problem", file.to_str().unwrap()]);
     std::fs::remove_file(&file).unwrap();
     assert_eq!(code, 2);
-    assert!(err.contains("condition: not read (fairy or outside the orthodox subset)"), "{err}");
+    assert!(err.contains("line 3: condition circe: fairy conditions are not read"), "{err}");
 }
 
 #[test]
@@ -357,4 +368,30 @@ fn solve_stip_prints_the_variations_and_tries_as_popeye_does() {
     ] {
         assert!(out.lines().any(|l| l == line), "{line} missing:\n{out}");
     }
+}
+
+#[test]
+fn problem_reads_a_german_file_and_prints_help_set_play_as_popeye_does() {
+    // Caillaud, Szachisty 1993, h#4 with set play, from Popeye's BEISPIEL/intell.inp;
+    // Popeye 4.104 prints these lines (set play, a blank line, the solution).
+    let file = scratch_file(
+        "satz.inp",
+        "anfangproblem\nautor Michel Caillaud\nforderung h#4\nsteine weiss kf1 th1 sh3\n\
+         schwarz ka8 sb7c8 bf2f3h4\noption satz intelligent\nendeproblem\n",
+    );
+    let (code, out, err) = pnmate(&["problem", file.to_str().unwrap(), "--threads", "1"]);
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    let set = lines.iter().position(|l| l.starts_with("  1...")).expect("set play");
+    assert_eq!(
+        lines[set..set + 3],
+        [
+            "  1...Sh3-g1   2.f2*g1=T + Kf1-f2   3.Tg1-a1 Th1-c1   4.Ta1-a7 Tc1*c8 #",
+            "",
+            "  1.Sc8-a7 Th1-g1   2.f2*g1=L Sh3-f4   3.Lg1-h2 Sf4-d5   4.Lh2-b8 Sd5-b6 #",
+        ],
+        "{out}"
+    );
+    assert!(lines.last().unwrap().starts_with("Loesung beendet. Zeit = "), "{out}");
 }

@@ -1,0 +1,666 @@
+//! Whether a stipulation's goal can still be reached in the moves each side has left: a
+//! sound bound that lets the prover give up a node long before its plies run out.
+//!
+//! Every final position of a mate has the victim's king on some square k, a man of the
+//! mating side attacking k, and every square next to k either held by one of the victim's
+//! men or attacked by the mating side; a stalemate has the same without the check. Each of
+//! those men had to travel to its final square, and a man needs at least as many moves as
+//! it needs on an empty board (captures and promotions counted). So if no choice of k,
+//! checker, guards and blockers fits within the moves of each side, with each man used for
+//! one final square, no line reaches the goal in time, whatever the other men do: the
+//! node is lost for the goal within its plies. The search below looks for such a choice,
+//! cheapest first; it gives up (and answers "reachable", which prunes nothing) after a
+//! fixed number of steps. Pins, interpositions, occupied squares and the order of moves
+//! are left out: each only makes a real line longer, never shorter.
+
+use std::sync::OnceLock;
+
+use shakmaty::attacks::{king_attacks, knight_attacks, pawn_attacks};
+use shakmaty::{Bitboard, Board, CastlingSide, Chess, Color, Position, Role, Square};
+
+/// A distance no man covers.
+const FAR: u8 = u8::MAX / 2;
+
+/// Costs kept apart: a square `LAST` or more moves away counts as `LAST` (a lower bound).
+const LAST: usize = 7;
+
+/// The squares a man reaches at each cost (the last: at that cost or more).
+type Levels = [Bitboard; LAST + 1];
+
+/// Steps of the search for a final position before it gives up (and prunes nothing).
+const STEP_CAP: u32 = 300;
+
+/// The moves each side may still make before the goal: upper bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Moves {
+    /// The side that gives the mate (or stalemate).
+    pub mater: u8,
+    /// The side that is mated (or stalemated).
+    pub victim: u8,
+}
+
+/// A man of the board, as the search moves it.
+#[derive(Clone, Copy, Debug)]
+struct Man {
+    sq: Square,
+    role: Role,
+    color: Color,
+    /// Where castling could put it in one move (the king) or for free (the rook).
+    castled: Option<Square>,
+    /// A pawn's moves to each square of its last rank (by file), promotion included.
+    promotion: [u8; 8],
+}
+
+impl Man {
+    /// Where this man can end, as what, at each cost within `budget`: a pawn promoting on
+    /// the way, a king or rook castling.
+    fn ends(&self, budget: u8) -> Vec<(Role, Levels)> {
+        let mut own = *levels(self.role, self.color, self.sq);
+        if let Some(c) = self.castled {
+            let castle_cost = u8::from(self.role == Role::King);
+            add_shifted(&mut own, levels(self.role, self.color, c), castle_cost);
+        }
+        let mut out = vec![(self.role, own)];
+        if self.role == Role::Pawn && self.promotion_moves() <= budget {
+            let last = self.color.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First);
+            for role in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+                let mut lv = [Bitboard::EMPTY; LAST + 1];
+                for (file, &step) in shakmaty::File::ALL.into_iter().zip(&self.promotion) {
+                    if step <= budget {
+                        add_shifted(&mut lv, levels(role, self.color, Square::from_coords(file, last)), step);
+                    }
+                }
+                out.push((role, lv));
+            }
+        }
+        out
+    }
+}
+
+/// The squares each man of `role` (and `color`, for a pawn) on each square reaches at
+/// each cost on an empty board.
+fn levels(role: Role, color: Color, from: Square) -> &'static Levels {
+    static TABLE: OnceLock<Vec<Levels>> = OnceLock::new();
+    const KINDS: [(Role, Color); 7] = [
+        (Role::King, Color::White),
+        (Role::Queen, Color::White),
+        (Role::Rook, Color::White),
+        (Role::Bishop, Color::White),
+        (Role::Knight, Color::White),
+        (Role::Pawn, Color::White),
+        (Role::Pawn, Color::Black),
+    ];
+    let table = TABLE.get_or_init(|| {
+        let mut out = Vec::with_capacity(KINDS.len() * 64);
+        for (role, color) in KINDS {
+            for a in Square::ALL {
+                let mut lv = [Bitboard::EMPTY; LAST + 1];
+                for b in Square::ALL {
+                    let d = travel(role, color, a, b);
+                    if d < FAR {
+                        lv[usize::from(d).min(LAST)].add(b);
+                    }
+                }
+                out.push(lv);
+            }
+        }
+        out
+    });
+    let kind = KINDS.iter().position(|&(r, c)| r == role && (r != Role::Pawn || c == color)).unwrap_or(0);
+    &table[kind * 64 + usize::from(from)]
+}
+
+/// `lv` with every cost raised by `by`, OR-ed into `into`.
+fn add_shifted(into: &mut Levels, lv: &Levels, by: u8) {
+    for (c, &bb) in lv.iter().enumerate() {
+        into[(c + usize::from(by)).min(LAST)] |= bb;
+    }
+}
+
+/// The cheapest cost at which `lv` reaches a square of `targets`, FAR if none.
+fn cheapest(lv: &Levels, targets: Bitboard, budget: u8) -> u8 {
+    (0..=usize::from(budget).min(LAST)).find(|&c| (lv[c] & targets).any()).map_or(FAR, |c| c as u8)
+}
+
+/// Knight distances on an empty board.
+fn knight_distance(a: Square, b: Square) -> u8 {
+    static TABLE: OnceLock<Vec<[u8; 64]>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        (0..64u32)
+            .map(|from| {
+                let mut dist = [FAR; 64];
+                let start = Square::new(from);
+                dist[usize::from(start)] = 0;
+                let mut frontier = Bitboard::from(start);
+                let mut d = 0;
+                while frontier.any() {
+                    d += 1;
+                    let mut next = Bitboard::EMPTY;
+                    for sq in frontier {
+                        for to in knight_attacks(sq) {
+                            if dist[usize::from(to)] == FAR {
+                                dist[usize::from(to)] = d;
+                                next.add(to);
+                            }
+                        }
+                    }
+                    frontier = next;
+                }
+                dist
+            })
+            .collect()
+    });
+    table[usize::from(a)][usize::from(b)]
+}
+
+fn chebyshev(a: Square, b: Square) -> u8 {
+    a.distance(b) as u8
+}
+
+/// The fewest moves a man of `role` and `color` needs from `a` to `b` on an empty board,
+/// captures allowed wherever they help; FAR where it never gets there.
+fn travel(role: Role, color: Color, a: Square, b: Square) -> u8 {
+    if a == b {
+        return 0;
+    }
+    let same_line = a.file() == b.file() || a.rank() == b.rank();
+    let df = (i32::from(a.file() as u8) - i32::from(b.file() as u8)).abs();
+    let dr = (i32::from(a.rank() as u8) - i32::from(b.rank() as u8)).abs();
+    let same_diagonal = df == dr;
+    match role {
+        Role::King => chebyshev(a, b),
+        Role::Knight => knight_distance(a, b),
+        Role::Rook => {
+            if same_line {
+                1
+            } else {
+                2
+            }
+        }
+        Role::Bishop => {
+            if same_diagonal {
+                1
+            } else if a.is_light() == b.is_light() {
+                2
+            } else {
+                FAR
+            }
+        }
+        Role::Queen => {
+            if same_line || same_diagonal {
+                1
+            } else {
+                2
+            }
+        }
+        Role::Pawn => pawn_travel(color, a, b),
+    }
+}
+
+/// A pawn's fewest moves from `a` to `b`: forward only, one file aside per capture, one
+/// double step from its first rank.
+fn pawn_travel(color: Color, a: Square, b: Square) -> u8 {
+    let forward = |sq: Square| {
+        let r = i32::from(sq.rank() as u8);
+        if color == Color::White { r } else { 7 - r }
+    };
+    let dr = forward(b) - forward(a);
+    let df = (i32::from(a.file() as u8) - i32::from(b.file() as u8)).abs();
+    if dr <= 0 || df > dr {
+        return if a == b { 0 } else { FAR };
+    }
+    let straight = dr - df;
+    let double = forward(a) == 1 && straight >= 2;
+    (dr - i32::from(double)) as u8
+}
+
+impl Man {
+    /// The fewest moves for this man to stand on `to` as `role` (a pawn promoting on the
+    /// way where `role` is not a pawn).
+    fn to(&self, to: Square, role: Role) -> u8 {
+        if role == self.role {
+            let direct = travel(role, self.color, self.sq, to);
+            return match self.castled {
+                // The king castles in one move; a rook moves along for free.
+                Some(c) if role == Role::King => direct.min(1 + chebyshev(c, to)),
+                Some(c) => direct.min(travel(role, self.color, c, to)),
+                None => direct,
+            };
+        }
+        if self.role != Role::Pawn || matches!(role, Role::Pawn | Role::King) {
+            return FAR;
+        }
+        let last = self.color.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First);
+        let mut best = FAR;
+        for (file, &step) in shakmaty::File::ALL.into_iter().zip(&self.promotion) {
+            if step < best {
+                let p = Square::from_coords(file, last);
+                best = best.min(step.saturating_add(travel(role, self.color, p, to)));
+            }
+        }
+        best
+    }
+
+    /// The fewest moves to a promotion.
+    fn promotion_moves(&self) -> u8 {
+        self.promotion.iter().copied().min().unwrap_or(FAR)
+    }
+}
+
+/// The squares from which a man of `role` and `color` attacks `target` on an empty board.
+fn attackers_of(role: Role, color: Color, target: Square) -> Bitboard {
+    match role {
+        Role::Pawn => pawn_attacks(!color, target),
+        Role::Knight => knight_attacks(target),
+        Role::King => king_attacks(target),
+        Role::Bishop => shakmaty::attacks::bishop_attacks(target, Bitboard::EMPTY),
+        Role::Rook => shakmaty::attacks::rook_attacks(target, Bitboard::EMPTY),
+        Role::Queen => shakmaty::attacks::queen_attacks(target, Bitboard::EMPTY),
+    }
+}
+
+/// The men of `color` on `board`, with where castling takes them.
+fn men_of(pos: &Chess, color: Color) -> Vec<Man> {
+    let board: &Board = pos.board();
+    let castles = pos.castles();
+    let mut men = Vec::new();
+    for sq in board.by_color(color) {
+        let role = board.role_at(sq).unwrap_or(Role::Pawn);
+        let mut castled = None;
+        for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
+            if let Some(rook) = castles.rook(color, side) {
+                if role == Role::King {
+                    castled = Some(side.king_to(color));
+                } else if role == Role::Rook && rook == sq {
+                    castled = Some(side.rook_to(color));
+                }
+            }
+        }
+        let mut promotion = [FAR; 8];
+        if role == Role::Pawn {
+            let last = color.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First);
+            for (file, p) in shakmaty::File::ALL.into_iter().zip(promotion.iter_mut()) {
+                *p = pawn_travel(color, sq, Square::from_coords(file, last));
+            }
+        }
+        men.push(Man { sq, role, color, castled, promotion });
+    }
+    men
+}
+
+/// [`reachable`] for the position with Zobrist key `key`, answered from this thread's
+/// recent answers where it can: the search judges the same children at each visit of
+/// their parent.
+pub fn reachable_recent(key: u64, pos: &Chess, victim: Color, mate: bool, moves: Moves) -> bool {
+    const SLOTS: usize = 1 << 16;
+    thread_local! {
+        static RECENT: std::cell::RefCell<Vec<(u64, bool)>> = std::cell::RefCell::new(vec![(0, false); SLOTS]);
+    }
+    let question =
+        u64::from(moves.mater) << 9 | u64::from(moves.victim) << 1 | u64::from(mate) << 17 | (victim as u64) << 18;
+    // The question's bits spread over the key, so that one position's questions differ.
+    let id = (key ^ question.wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1;
+    let slot = (id as usize) & (SLOTS - 1);
+    if let Some(answer) = RECENT.with_borrow(|r| (r[slot].0 == id).then_some(r[slot].1)) {
+        return answer;
+    }
+    let answer = reachable(pos, victim, mate, moves);
+    RECENT.with_borrow_mut(|r| r[slot] = (id, answer));
+    answer
+}
+
+/// Whether some final position of the goal (a mate when `mate`, else a stalemate of
+/// `victim`) fits within `moves`, by the relaxation in the module's documentation. True
+/// when the search gives up.
+pub fn reachable(pos: &Chess, victim: Color, mate: bool, moves: Moves) -> bool {
+    let Some(king) = pos.board().king_of(victim) else { return true };
+    let all = men_of(pos, victim);
+    let Some(king_man) = all.iter().copied().find(|m| m.role == Role::King && m.sq == king) else { return true };
+    let mater = men_of(pos, !victim);
+    let ends = mater.iter().map(|m| m.ends(moves.mater)).collect();
+    let victims: Vec<Man> = all.into_iter().filter(|m| m.role != Role::King).collect();
+    // A victim's man holds a flight as whatever it is by then: a pawn may promote first,
+    // a rook may have castled.
+    let victim_ends = victims
+        .iter()
+        .map(|m| {
+            let mut all = [Bitboard::EMPTY; LAST + 1];
+            for (_, lv) in m.ends(moves.victim) {
+                add_shifted(&mut all, &lv, 0);
+            }
+            all
+        })
+        .collect();
+    let mut search = Search {
+        guard_cost: vec![[None; 64]; mater.len()],
+        mater,
+        ends,
+        victim_ends,
+        budget: moves.mater,
+        steps: 0,
+        flights: Vec::new(),
+        options: Vec::new(),
+        blocks: Vec::new(),
+        used_mater: 0,
+        used_victims: 0,
+    };
+    // The king's squares nearest first: a near final square is the likeliest to fit.
+    let mut squares: Vec<(u8, Square)> =
+        Square::ALL.into_iter().map(|k| (king_man.to(k, Role::King), k)).filter(|&(d, _)| d <= moves.victim).collect();
+    squares.sort_by_key(|&(d, _)| d);
+    for (d, k) in squares {
+        let budget = Moves { mater: moves.mater, victim: moves.victim - d };
+        if !search.may_fit(k, budget, mate) {
+            continue;
+        }
+        search.prepare(k, budget);
+        let fits = if mate { search.checked(budget) } else { search.close(0, budget) };
+        match fits {
+            Some(true) | None => return true,
+            Some(false) => {}
+        }
+    }
+    false
+}
+
+/// One way for a man of the mating side to end: its cost, the flights it attacks (bits
+/// of `Search::flights`), and whether it gives check.
+#[derive(Clone, Copy, Debug)]
+struct Option_ {
+    cost: u8,
+    covers: u8,
+    checks: bool,
+}
+
+/// The search for a final position around one king square k.
+struct Search {
+    mater: Vec<Man>,
+    /// Where each man of the mating side can end, as what, at each cost.
+    ends: Vec<Vec<(Role, Levels)>>,
+    /// Where each victim's man other than the king can go, at each cost.
+    victim_ends: Vec<Levels>,
+    /// The mating side's moves.
+    budget: u8,
+    /// The fewest moves for each man of the mating side to attack a square, as found.
+    guard_cost: Vec<[Option<u8>; 64]>,
+    steps: u32,
+    /// The flights of k.
+    flights: Vec<Square>,
+    /// Per man of the mating side: its ways to end that matter around k, none dominated
+    /// by another (as cheap and covering as much).
+    options: Vec<Vec<Option_>>,
+    /// Per victim's man: its cost to hold each flight.
+    blocks: Vec<[u8; 8]>,
+    /// Men placed so far, as bits.
+    used_mater: u32,
+    used_victims: u32,
+}
+
+impl Search {
+    /// Counts a step; None once the cap is reached.
+    fn step(&mut self) -> Option<()> {
+        self.steps += 1;
+        (self.steps <= STEP_CAP).then_some(())
+    }
+
+    /// The fewest moves for man `i` of the mating side to attack `f` from another square.
+    fn guard(&mut self, i: usize, f: Square) -> u8 {
+        if let Some(c) = self.guard_cost[i][usize::from(f)] {
+            return c;
+        }
+        let color = self.mater[i].color;
+        let best = self.ends[i]
+            .iter()
+            .map(|(role, lv)| cheapest(lv, attackers_of(*role, color, f).without(f), self.budget))
+            .min()
+            .unwrap_or(FAR);
+        self.guard_cost[i][usize::from(f)] = Some(best);
+        best
+    }
+
+    /// The fewest moves for a victim's man other than the king to stand on `f`.
+    fn block(&self, f: Square) -> u8 {
+        self.victim_ends.iter().map(|lv| cheapest(lv, Bitboard::from(f), FAR)).min().unwrap_or(FAR)
+    }
+
+    /// A quick test before the search: a check of k within the mating side's moves, and
+    /// every flight held or guarded by some man within its side's moves; the flights only
+    /// a blocker can hold cost the victim at least their sum.
+    fn may_fit(&mut self, k: Square, budget: Moves, mate: bool) -> bool {
+        if mate {
+            let mut check = false;
+            for i in 0..self.mater.len() {
+                if self.mater[i].role != Role::King && self.guard(i, k) <= budget.mater {
+                    check = true;
+                    break;
+                }
+            }
+            if !check {
+                return false;
+            }
+        }
+        let mut blocks = 0u32;
+        for f in king_attacks(k) {
+            let mut guarded = false;
+            for i in 0..self.mater.len() {
+                if self.guard(i, f) <= budget.mater {
+                    guarded = true;
+                    break;
+                }
+            }
+            if !guarded {
+                let b = self.block(f);
+                if b > budget.victim {
+                    return false;
+                }
+                blocks += u32::from(b);
+            }
+        }
+        blocks <= u32::from(budget.victim)
+    }
+
+    /// The flights of k and every man's ways to end around it.
+    fn prepare(&mut self, k: Square, budget: Moves) {
+        self.flights.clear();
+        self.flights.extend(king_attacks(k));
+        let near = king_attacks(k);
+        let top = usize::from(budget.mater).min(LAST);
+        let mut options = std::mem::take(&mut self.options);
+        options.resize_with(self.mater.len(), Vec::new);
+        for (i, out) in options.iter_mut().enumerate() {
+            out.clear();
+            let color = self.mater[i].color;
+            // The cheapest cost of each (covers, checks) pair found so far: a pair seen
+            // again at no lower cost is dominated.
+            let mut seen = [FAR; 512];
+            for (role, lv) in &self.ends[i] {
+                let role = *role;
+                // The squares from which this man would attack k or a flight.
+                let mut relevant = attackers_of(role, color, k);
+                for &f in &self.flights {
+                    relevant |= attackers_of(role, color, f);
+                }
+                // Kings never stand side by side; no man stands on the king's square.
+                relevant.discard(k);
+                if role == Role::King {
+                    relevant &= !near;
+                }
+                let piece = shakmaty::Piece { color, role };
+                for (cost, level) in lv.iter().enumerate().take(top + 1) {
+                    for s in *level & relevant {
+                        let reach = shakmaty::attacks::attacks(s, piece, Bitboard::EMPTY);
+                        let mut covers = 0u8;
+                        for (bit, &f) in self.flights.iter().enumerate() {
+                            if f != s && reach.contains(f) {
+                                covers |= 1 << bit;
+                            }
+                        }
+                        let checks = role != Role::King && reach.contains(k);
+                        let pair = usize::from(covers) << 1 | usize::from(checks);
+                        let cost = cost as u8;
+                        if seen[pair] <= cost {
+                            continue;
+                        }
+                        seen[pair] = cost;
+                        let dominated =
+                            out.iter().any(|o| o.cost <= cost && o.covers & covers == covers && (o.checks || !checks));
+                        if !dominated {
+                            out.push(Option_ { cost, covers, checks });
+                        }
+                    }
+                }
+            }
+        }
+        self.options = options;
+        self.blocks.clear();
+        for lv in &self.victim_ends {
+            let mut costs = [FAR; 8];
+            for (c, &f) in costs.iter_mut().zip(&self.flights) {
+                *c = cheapest(lv, Bitboard::from(f), FAR);
+            }
+            self.blocks.push(costs);
+        }
+        self.used_mater = 0;
+        self.used_victims = 0;
+    }
+
+    /// Some(fits) with a checker of k placed first; None: gave up.
+    fn checked(&mut self, budget: Moves) -> Option<bool> {
+        for i in 0..self.mater.len() {
+            for o in 0..self.options[i].len() {
+                let opt = self.options[i][o];
+                if !opt.checks || opt.cost > budget.mater {
+                    continue;
+                }
+                self.step()?;
+                self.used_mater |= 1 << i;
+                let fits = self.close(opt.covers, Moves { mater: budget.mater - opt.cost, victim: budget.victim });
+                self.used_mater &= !(1 << i);
+                if fits != Some(false) {
+                    return fits;
+                }
+            }
+        }
+        Some(false)
+    }
+
+    /// Some(fits) once every flight is held or guarded (`covered`: the bits done so far);
+    /// None: gave up. Closes the open flight with the fewest ways first, and fails at once
+    /// where one has none.
+    fn close(&mut self, covered: u8, budget: Moves) -> Option<bool> {
+        let mut pick: Option<(u32, usize)> = None;
+        for bit in 0..self.flights.len() {
+            if covered & (1 << bit) != 0 {
+                continue;
+            }
+            let mut ways = 0;
+            for (j, costs) in self.blocks.iter().enumerate() {
+                if self.used_victims & (1 << j) == 0 && costs[bit] <= budget.victim {
+                    ways += 1;
+                }
+            }
+            for (i, options) in self.options.iter().enumerate() {
+                if self.used_mater & (1 << i) == 0
+                    && options.iter().any(|o| o.covers & (1 << bit) != 0 && o.cost <= budget.mater)
+                {
+                    ways += 1;
+                }
+            }
+            if ways == 0 {
+                return Some(false);
+            }
+            if pick.is_none_or(|(w, _)| ways < w) {
+                pick = Some((ways, bit));
+            }
+        }
+        let Some((_, bit)) = pick else { return Some(true) };
+        // Held by one of the victim's men.
+        for j in 0..self.blocks.len() {
+            let cost = self.blocks[j][bit];
+            if self.used_victims & (1 << j) != 0 || cost > budget.victim {
+                continue;
+            }
+            self.step()?;
+            self.used_victims |= 1 << j;
+            let fits = self.close(covered | 1 << bit, Moves { mater: budget.mater, victim: budget.victim - cost });
+            self.used_victims &= !(1 << j);
+            if fits != Some(false) {
+                return fits;
+            }
+        }
+        // Guarded by a man of the mating side not placed yet.
+        for i in 0..self.mater.len() {
+            if self.used_mater & (1 << i) != 0 {
+                continue;
+            }
+            for o in 0..self.options[i].len() {
+                let opt = self.options[i][o];
+                if opt.covers & (1 << bit) == 0 || opt.cost > budget.mater {
+                    continue;
+                }
+                self.step()?;
+                self.used_mater |= 1 << i;
+                let fits =
+                    self.close(covered | opt.covers, Moves { mater: budget.mater - opt.cost, victim: budget.victim });
+                self.used_mater &= !(1 << i);
+                if fits != Some(false) {
+                    return fits;
+                }
+            }
+        }
+        Some(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::CastlingMode;
+    use shakmaty::fen::Fen;
+
+    fn pos(fen: &str) -> Chess {
+        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
+    }
+
+    #[test]
+    fn travel_counts_moves_on_an_empty_board() {
+        assert_eq!(travel(Role::Knight, Color::White, Square::A1, Square::B3), 1);
+        assert_eq!(travel(Role::Knight, Color::White, Square::A1, Square::H8), 6);
+        assert_eq!(travel(Role::Bishop, Color::White, Square::A1, Square::A2), FAR);
+        assert_eq!(travel(Role::Bishop, Color::White, Square::A1, Square::C1), 2);
+        assert_eq!(travel(Role::Pawn, Color::White, Square::E2, Square::E4), 1);
+        assert_eq!(travel(Role::Pawn, Color::White, Square::E2, Square::F4), 2);
+        assert_eq!(travel(Role::Pawn, Color::White, Square::E3, Square::E2), FAR);
+        assert_eq!(travel(Role::Pawn, Color::Black, Square::E7, Square::E5), 1);
+        assert_eq!(travel(Role::Pawn, Color::Black, Square::E7, Square::C5), 2);
+        let pawn = men_of(&pos("k7/P7/8/8/8/8/8/K7 w - - 0 1"), Color::White)
+            .into_iter()
+            .find(|m| m.role == Role::Pawn)
+            .unwrap();
+        assert_eq!(pawn.to(Square::H1, Role::Queen), 2, "a8=Q, then along the diagonal");
+        assert_eq!(pawn.to(Square::B8, Role::Knight), 1, "a7xb8=S");
+    }
+
+    #[test]
+    fn a_king_far_from_any_mate_is_out_of_reach() {
+        // K+R v K: a mate needs the black king on an edge. From the middle it takes Black
+        // three moves; with two it cannot get there.
+        let p = pos("8/8/8/3k4/8/8/8/R3K3 b - - 0 1");
+        assert!(!reachable(&p, Color::Black, true, Moves { mater: 3, victim: 2 }));
+        assert!(reachable(&p, Color::Black, true, Moves { mater: 3, victim: 3 }));
+        // A helpmate in one: Ka8 is held by nothing, so Black must first go to the edge.
+        let p = pos("k7/8/1K6/8/8/8/8/7R w - - 0 1");
+        assert!(reachable(&p, Color::Black, true, Moves { mater: 1, victim: 0 }), "Rh8#");
+        let p = pos("8/k7/8/1K6/8/8/8/7R w - - 0 1");
+        assert!(!reachable(&p, Color::Black, true, Moves { mater: 1, victim: 0 }));
+    }
+
+    #[test]
+    fn a_victim_pawn_may_promote_to_hold_a_flight() {
+        // Be4 checks h1, Kf2 holds g1 and g2; only a black man on h2 stops the king, and
+        // the a-pawn gets there as a rook: a1=R, Ra1-a2 (or -h1), -h2.
+        let p = pos("8/8/8/8/4B3/8/p4K2/7k b - - 0 1");
+        assert!(reachable(&p, Color::Black, true, Moves { mater: 0, victim: 3 }));
+        assert!(!reachable(&p, Color::Black, true, Moves { mater: 0, victim: 2 }));
+    }
+}
