@@ -174,12 +174,63 @@ pub enum StipulationError {
 
 /// Why a problem of a Popeye input file was not read, and where.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("line {line}: {message}")]
+#[error("line {line}: {why}")]
 pub struct PopeyeError {
     /// The line of the input (from 1) where reading stopped.
     pub line: usize,
     /// What is wrong there.
-    pub message: String,
+    pub why: Misread,
+}
+
+/// What is wrong with the words of a Popeye input.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum Misread {
+    #[error("the input is empty")]
+    Empty,
+    #[error("'{0}': the input starts with BeginProblem (AnfangProblem, DebutProbleme)")]
+    NoBegin(String),
+    #[error("the input ends before EndProblem")]
+    NoEnd,
+    #[error("'{0}': ambiguous")]
+    Ambiguous(String),
+    #[error("'{0}': unknown word")]
+    Unknown(String),
+    /// Something a command needs after it.
+    #[error("{0} is missing")]
+    Missing(&'static str),
+    /// A word that is not what its place wants.
+    #[error("'{word}' {want}")]
+    Malformed { word: String, want: &'static str },
+    /// Fairy chess (or a command outside orthodox solving): what kind of word.
+    #[error("{0} are not read")]
+    Fairy(&'static str),
+    #[error("stipulation {0}")]
+    Stipulation(#[from] StipulationError),
+    /// The men do not stand in a legal chess position: shakmaty's reason.
+    #[error("the position is not legal chess: {0}")]
+    Illegal(String),
+    #[error("{0} is empty")]
+    EmptySquare(shakmaty::Square),
+    #[error("{0} leaves the board")]
+    OffBoard(shakmaty::Square),
+    #[error("zeroposition without twins")]
+    ZeroWithoutTwins,
+    #[error("no stipulation")]
+    NoStipulation,
+    #[error("'{0}': only twins and remarks follow a twin")]
+    AfterTwin(String),
+    #[error("{0} must follow the twin word at once")]
+    ContinuedLate(String),
+    /// A reason within a command or a twin change.
+    #[error("{context}: {why}")]
+    In { context: String, why: Box<Misread> },
+}
+
+impl Misread {
+    /// `self` within `context` (a command and its word, a twin change).
+    pub fn within(self, context: impl Into<String>) -> Misread {
+        Misread::In { context: context.into(), why: Box::new(self) }
+    }
 }
 
 /// Why a problem was not solved.

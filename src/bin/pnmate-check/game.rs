@@ -6,6 +6,7 @@ use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::{Chess, Color, Move, MoveList, Position};
 use shakmaty_syzygy::{Tablebase, Wdl};
 
+use crate::broken::Broken;
 use crate::shape::{Kind, Shape};
 use crate::walk::{Base, Judged, Rules};
 
@@ -32,16 +33,16 @@ impl<'t> GameRules<'t> {
 
     /// A tablebase leaf: a chess position without castling rights that the tables say
     /// the attacker does not win.
-    fn table_leaf(&self, pos: &VariantPosition, attacker_moves: bool) -> Result<Judged, String> {
-        let tables = self.leaves.flatten().ok_or("a tablebase leaf: give --syzygy with the tables")?;
+    fn table_leaf(&self, pos: &VariantPosition, attacker_moves: bool) -> Result<Judged, Broken> {
+        let tables = self.leaves.flatten().ok_or(Broken::NoTables)?;
         if pos.castles().any() {
-            return Err("a tablebase leaf with castling rights".into());
+            return Err(Broken::TableLeafWithCastling);
         }
-        let VariantPosition::Chess(chess) = pos else { return Err("a tablebase leaf outside chess".into()) };
-        let wdl = tables.probe_wdl_after_zeroing(chess).map_err(|e| format!("cannot probe the tables: {e}"))?;
+        let VariantPosition::Chess(chess) = pos else { return Err(Broken::TableLeafOutsideChess) };
+        let wdl = tables.probe_wdl_after_zeroing(chess).map_err(Broken::Probe)?;
         let attacker_wins = if attacker_moves { wdl == Wdl::Win } else { wdl == Wdl::Loss };
         if attacker_wins {
-            return Err("a tablebase leaf where the tables say the attacker wins".into());
+            return Err(Broken::TablesSayWin);
         }
         Ok(Judged { base: Base::Table, moves: MoveList::new() })
     }
@@ -50,7 +51,7 @@ impl<'t> GameRules<'t> {
 impl Rules for GameRules<'_> {
     type Pos = VariantPosition;
 
-    fn judge(&self, pos: &VariantPosition, listed: usize, table_leaf: bool) -> Result<Judged, String> {
+    fn judge(&self, pos: &VariantPosition, listed: usize, table_leaf: bool) -> Result<Judged, Broken> {
         let attacker_moves = pos.turn() == self.attacker;
         if table_leaf {
             return self.table_leaf(pos, attacker_moves);
@@ -62,43 +63,38 @@ impl Rules for GameRules<'_> {
             // The attacker has won: mate, or the variant's own win.
             (Kind::Proof, _) if end == Some(true) => Base::Met,
             (Kind::Disproof, _) if end == Some(true) => {
-                return Err(if self.defender_leaf == 1 {
-                    "checkmate: the attacker mates here"
-                } else {
-                    "the attacker has won here"
-                }
-                .into());
+                return Err(Broken::WonHere { checkmate: self.defender_leaf == 1 });
             }
             (Kind::Proof, true) => {
                 if legal.is_empty() {
-                    return Err("the attacker has no legal move".into());
+                    return Err(Broken::AttackerWithoutMove);
                 }
                 if end.is_some() {
-                    return Err("the game is over without the attacker's win".into());
+                    return Err(Broken::OverWithoutWin);
                 }
                 if pos.halfmoves() >= AUTOMATIC_DRAW_CLOCK || cannot_win {
-                    return Err("drawn (75-move rule or insufficient material)".into());
+                    return Err(Broken::Drawn);
                 }
                 if listed != 1 {
-                    return Err("an attacker node of a proof must give exactly one move".into());
+                    return Err(Broken::NotOneMove);
                 }
                 Base::Inner
             }
             (Kind::Proof, false) => {
                 if legal.is_empty() {
-                    return Err("stalemate, not checkmate".into());
+                    return Err(Broken::Stalemate);
                 }
                 if end.is_some() {
-                    return Err("the game is over without the attacker's win".into());
+                    return Err(Broken::OverWithoutWin);
                 }
                 if fifty_move_claim(pos, &legal) {
-                    return Err("the defender may claim a 50-move draw".into());
+                    return Err(Broken::FiftyMoveClaim);
                 }
                 if cannot_win {
-                    return Err("the attacker has insufficient mating material".into());
+                    return Err(Broken::InsufficientMaterial);
                 }
                 if listed != legal.len() {
-                    return Err(format!("lists {listed} of the {} legal replies", legal.len()));
+                    return Err(Broken::SomeReplies { listed, of: legal.len(), what: "legal" });
                 }
                 Base::Inner
             }
@@ -108,7 +104,12 @@ impl Rules for GameRules<'_> {
                 } else if listed == 0 {
                     Base::Leaf(out_of_reach(pos, self.attacker))
                 } else if listed != legal.len() {
-                    return Err(format!("refutes {listed} of the attacker's {} legal moves", legal.len()));
+                    return Err(Broken::SomeRefuted {
+                        listed,
+                        of: legal.len(),
+                        whose: "the attacker's ",
+                        what: "legal",
+                    });
                 } else {
                     Base::Min
                 }
@@ -119,7 +120,7 @@ impl Rules for GameRules<'_> {
                 } else if listed == 0 {
                     Base::Leaf(self.defender_leaf.max(out_of_reach(pos, self.attacker)))
                 } else if listed > 1 {
-                    return Err("a defender node of a disproof gives at most one reply".into());
+                    return Err(Broken::DefenderGivesSeveral);
                 } else {
                     Base::Min
                 }

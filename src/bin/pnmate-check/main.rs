@@ -18,6 +18,7 @@
 //! sections to the claim, and [`walk`] checks a section by the rules of a game ([`game`]:
 //! chess and its variants; [`problem`]: a chess problem's stipulation).
 
+mod broken;
 mod claim;
 mod game;
 mod header;
@@ -32,6 +33,8 @@ use std::time::Instant;
 
 use shakmaty_syzygy::Tablebase;
 
+use broken::Broken;
+
 /// Why a certificate is not valid.
 #[derive(Debug)]
 pub enum Invalid {
@@ -42,7 +45,7 @@ pub enum Invalid {
     /// A section fails: which one, and why.
     Section { number: usize, why: Box<Invalid> },
     /// A node of a section breaks the rules: its index, its position when known, and why.
-    Node { node: usize, fen: Option<String>, why: String },
+    Node { node: usize, fen: Option<String>, why: Broken },
 }
 
 impl fmt::Display for Invalid {

@@ -4,6 +4,7 @@
 
 use shakmaty::{Chess, Color, Move, MoveList, Position};
 
+use crate::broken::Broken;
 use crate::shape::{Kind, Shape};
 use crate::walk::{Base, Judged, Rules};
 
@@ -128,27 +129,27 @@ impl<'s> ProblemRules<'s> {
 impl Rules for ProblemRules<'_> {
     type Pos = Chess;
 
-    fn judge(&self, pos: &Chess, listed: usize, _table_leaf: bool) -> Result<Judged, String> {
+    fn judge(&self, pos: &Chess, listed: usize, _table_leaf: bool) -> Result<Judged, Broken> {
         let (end, allowed) = self.stip.state(pos);
         let chooser = self.stip.cooperative() || pos.turn() == self.attacker;
         let base = match (self.kind, end) {
             (Kind::Proof, Some(true)) => Base::Met,
-            (Kind::Proof, Some(false)) => return Err("the stipulation can no longer be met".into()),
-            (Kind::Disproof, Some(true)) => return Err("the stipulation is met here".into()),
+            (Kind::Proof, Some(false)) => return Err(Broken::CannotBeMet),
+            (Kind::Disproof, Some(true)) => return Err(Broken::MetHere),
             (Kind::Disproof, Some(false)) => Base::Never,
             (Kind::Proof, None) if chooser && listed != 1 => {
-                return Err("a node of the attacker's choice in a proof gives exactly one move".into());
+                return Err(Broken::NotOneMove);
             }
             (Kind::Proof, None) if !chooser && listed != allowed.len() => {
-                return Err(format!("lists {listed} of the {} allowed replies", allowed.len()));
+                return Err(Broken::SomeReplies { listed, of: allowed.len(), what: "allowed" });
             }
             (Kind::Proof, None) => Base::Inner,
             (Kind::Disproof, None) if listed == 0 => Base::Leaf(0),
             (Kind::Disproof, None) if chooser && listed != allowed.len() => {
-                return Err(format!("refutes {listed} of the {} allowed moves", allowed.len()));
+                return Err(Broken::SomeRefuted { listed, of: allowed.len(), whose: "the ", what: "allowed" });
             }
             (Kind::Disproof, None) if !chooser && listed > 1 => {
-                return Err("a defender's node of a disproof gives at most one reply".into());
+                return Err(Broken::DefenderGivesSeveral);
             }
             (Kind::Disproof, None) => Base::Min,
         };

@@ -1,5 +1,6 @@
 //! The certificate's bytes, read in order: header lines, varints and a section's nodes.
 
+use crate::broken::Broken;
 use crate::shape::{Kind, Shape};
 use crate::{Invalid, format};
 
@@ -65,7 +66,7 @@ pub fn read_nodes(r: &mut Reader, shape: &Shape, tablebases: bool) -> Result<Nod
         let k = r.varint()?;
         if k == TABLEBASE_LEAF {
             if !tablebases || shape.kind != Kind::Disproof {
-                return Err(Invalid::Node { node: i, fen: None, why: "a tablebase leaf where none may be".into() });
+                return Err(Invalid::Node { node: i, fen: None, why: Broken::UnannouncedTableLeaf });
             }
             table_leaves.push(i);
             continue;

@@ -5,6 +5,7 @@
 use shakmaty::{CastlingMode, EnPassantMode, Move, MoveList, Position, Setup, fen::Fen, zobrist::Zobrist64};
 
 use crate::Invalid;
+use crate::broken::Broken;
 use crate::reader::{Nodes, Reader, read_nodes};
 use crate::shape::Shape;
 
@@ -42,7 +43,7 @@ pub trait Rules {
 
     /// Judges a node at `pos` that lists `listed` edges (`table_leaf`: announced as a
     /// tablebase leaf); Err says why the node breaks the rules.
-    fn judge(&self, pos: &Self::Pos, listed: usize, table_leaf: bool) -> Result<Judged, String>;
+    fn judge(&self, pos: &Self::Pos, listed: usize, table_leaf: bool) -> Result<Judged, Broken>;
 
     /// The position after `m`, one of the moves the node was judged to allow.
     fn play(&self, pos: &Self::Pos, m: Move) -> Self::Pos;
@@ -77,15 +78,11 @@ pub fn walk<R: Rules>(
     positions[n - 1] = Some(root.clone());
     let mut bases = vec![Base::Inner; n];
     for i in (0..n).rev() {
-        let pos = positions[i].take().ok_or_else(|| Invalid::Node {
-            node: i,
-            fen: None,
-            why: "not reached from the root".into(),
-        })?;
+        let pos = positions[i].take().ok_or_else(|| Invalid::Node { node: i, fen: None, why: Broken::Unreached })?;
         if pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0 != hashes[i] {
-            return Err(Invalid::Node { node: i, fen: None, why: "its hash names another position".into() });
+            return Err(Invalid::Node { node: i, fen: None, why: Broken::HashMismatch });
         }
-        let at = |why: String| Invalid::Node {
+        let at = |why: Broken| Invalid::Node {
             node: i,
             fen: Some(Fen::from_position(&pos, EnPassantMode::Legal).to_string()),
             why,
@@ -94,14 +91,14 @@ pub fn walk<R: Rules>(
         let judged = rules.judge(&pos, mine.len(), table_leaves.binary_search(&i).is_ok()).map_err(at)?;
         bases[i] = judged.base;
         if matches!(judged.base, Base::Met | Base::Never | Base::Table) && !mine.is_empty() {
-            return Err(at("a final position lists moves".into()));
+            return Err(at(Broken::FinalListsMoves));
         }
         for (m, child) in listed_moves(mine, &judged.moves, rules.moves_are(), i).map_err(at)? {
             let after = rules.play(&pos, m);
             match &positions[child] {
                 None => positions[child] = Some(after),
                 Some(known) if identity(known) == identity(&after) => {}
-                Some(_) => return Err(at(format!("node {child} is reached as two different positions"))),
+                Some(_) => return Err(at(Broken::TwoPositions { child })),
             }
         }
     }
@@ -126,16 +123,21 @@ fn values_of(bases: &[Base], starts: &[usize], edges: &[(u16, u32)]) -> Vec<u32>
 
 /// Node `i`'s listed edges as (move, child): each code one of `moves` (the `what` ones:
 /// legal or allowed), none twice, and each child listed before the node.
-fn listed_moves(mine: &[(u16, u32)], moves: &[Move], what: &str, i: usize) -> Result<Vec<(Move, usize)>, String> {
+fn listed_moves(
+    mine: &[(u16, u32)],
+    moves: &[Move],
+    what: &'static str,
+    i: usize,
+) -> Result<Vec<(Move, usize)>, Broken> {
     let mut out: Vec<(Move, usize)> = Vec::with_capacity(mine.len());
     for &(c, child) in mine {
-        let m = *moves.iter().find(|m| code(m) == c).ok_or_else(|| format!("move code {c} is not {what}"))?;
+        let m = *moves.iter().find(|m| code(m) == c).ok_or(Broken::NotAMove { code: c, what })?;
         if out.iter().any(|(seen, _)| code(seen) == c) {
-            return Err(format!("move {} is listed twice", m.to_uci(CastlingMode::Standard)));
+            return Err(Broken::ListedTwice { uci: m.to_uci(CastlingMode::Standard).to_string() });
         }
         let child = child as usize;
         if child >= i {
-            return Err(format!("child index {child} is not smaller than the node's"));
+            return Err(Broken::ChildNotBefore { child });
         }
         out.push((m, child));
     }

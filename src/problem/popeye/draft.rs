@@ -6,6 +6,7 @@ use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, File, FromSetup, Pie
 use super::tokens::Tokens;
 use super::words::{Language, Lookup, OPTIONS, Opt, lookup, words};
 use super::{Duplex, PopeyeProblem, Twin};
+use crate::error::Misread;
 use crate::problem::stipulation::{Play, Stipulation};
 use crate::problem::tree::Show;
 
@@ -42,9 +43,11 @@ fn squares(run: &str) -> Option<Vec<Square>> {
 }
 
 /// The number after option `what`.
-fn number(tokens: &mut Tokens, what: &str) -> Result<u64, String> {
-    let n = tokens.next().ok_or_else(|| format!("option {what}: a number is missing"))?;
-    n.parse().map_err(|_| format!("option {what}: '{n}' is not a number"))
+fn number(tokens: &mut Tokens, what: &str) -> Result<u64, Misread> {
+    let n = tokens.next().ok_or(Misread::Missing("its number"))?;
+    n.parse()
+        .map_err(|_| Misread::Malformed { word: n.to_string(), want: "is not a number" })
+        .map_err(|e| e.within(format!("option {what}")))
 }
 
 /// What a word of a piece list is.
@@ -81,11 +84,11 @@ pub fn piece_word(language: Language, token: &str) -> PieceWord {
 
 /// The colour a word names: White or Black; Err for the fairy ones (neutral, total
 /// invisible); None for no colour word.
-pub fn colour_word(language: Language, token: &str) -> Result<Option<Color>, String> {
+pub fn colour_word(language: Language, token: &str) -> Result<Option<Color>, Misread> {
     match lookup(&words(language).colours, token) {
         Lookup::Found(0) => Ok(Some(Color::White)),
         Lookup::Found(1) => Ok(Some(Color::Black)),
-        Lookup::Found(_) => Err(format!("pieces: {token}: neutral and invisible men are fairy and are not read")),
+        Lookup::Found(_) => Err(Misread::Fairy("neutral and invisible men").within(format!("pieces: {token}"))),
         _ => Ok(None),
     }
 }
@@ -110,24 +113,28 @@ impl Draft {
 
     /// Reads `pieces white ... black ...` onto the board; a man on an occupied square
     /// replaces the one there.
-    pub fn read_pieces(&mut self, tokens: &mut Tokens) -> Result<(), String> {
+    pub fn read_pieces(&mut self, tokens: &mut Tokens) -> Result<(), Misread> {
         let mut color = None;
         while let Some(t) = tokens.peek() {
             match piece_word(self.language, t) {
                 PieceWord::Men(role, sqs) => {
-                    let color = color.ok_or_else(|| format!("pieces: '{t}' before the colour"))?;
+                    let color = color
+                        .ok_or_else(|| Misread::Malformed { word: t.to_string(), want: "comes before the colour" })
+                        .map_err(|e| e.within("pieces"))?;
                     for sq in sqs {
                         self.board.set_piece_at(sq, Piece { color, role });
                     }
                 }
-                PieceWord::Fairy(name) => return Err(format!("pieces: {name} ({t}): fairy pieces are not read")),
+                PieceWord::Fairy(name) => {
+                    return Err(Misread::Fairy("fairy pieces").within(format!("pieces: {name} ({t})")));
+                }
                 PieceWord::None => match colour_word(self.language, t)? {
                     Some(c) => color = Some(c),
                     None => {
                         // A piece attribute (royal, paralysing, ...) is fairy; anything
                         // else is the next command.
                         if color.is_some() && is_attribute(t) {
-                            return Err(format!("pieces: {t}: fairy piece attributes are not read"));
+                            return Err(Misread::Fairy("fairy piece attributes").within(format!("pieces: {t}")));
                         }
                         break;
                     }
@@ -140,7 +147,7 @@ impl Draft {
 
     /// Reads a `forsyth` position (men given by the input language's letters, upper case
     /// White) onto the board, leaving the other squares as they are.
-    pub fn read_forsyth(&mut self, text: &str) -> Result<(), String> {
+    pub fn read_forsyth(&mut self, text: &str) -> Result<(), Misread> {
         let mut index = 0usize;
         let mut chars = text.chars().peekable();
         let mut forced: Option<Color> = None;
@@ -157,23 +164,27 @@ impl Draft {
                 }
                 '+' => forced = Some(Color::White),
                 '-' => forced = Some(Color::Black),
-                '=' => return Err(format!("forsyth {text}: neutral men are fairy and are not read")),
-                '.' => return Err(format!("forsyth {text}: fairy pieces are not read")),
+                '=' => return Err(Misread::Fairy("neutral men").within(format!("forsyth {text}"))),
+                '.' => return Err(Misread::Fairy("fairy pieces").within(format!("forsyth {text}"))),
                 c if c.is_ascii_alphabetic() => {
                     let role = self
                         .language
                         .role(c)
-                        .ok_or_else(|| format!("forsyth {text}: '{c}' is a fairy piece, which is not read"))?;
+                        .ok_or_else(|| Misread::Fairy("fairy pieces").within(format!("forsyth {text}: '{c}'")))?;
                     let color =
                         forced.take().unwrap_or(if c.is_ascii_uppercase() { Color::White } else { Color::Black });
                     if index >= 64 {
-                        return Err(format!("forsyth {text}: more than 64 squares"));
+                        return Err(Misread::Malformed { word: text.to_string(), want: "has more than 64 squares" }
+                            .within("forsyth"));
                     }
                     let sq = Square::from_coords(File::new((index % 8) as u32), Rank::new(7 - (index / 8) as u32));
                     self.board.set_piece_at(sq, Piece { color, role });
                     index += 1;
                 }
-                _ => return Err(format!("forsyth {text}: '{c}' is not read")),
+                _ => {
+                    return Err(Misread::Malformed { word: c.to_string(), want: "is no man nor a number of squares" }
+                        .within(format!("forsyth {text}")));
+                }
             }
         }
         Ok(())
@@ -184,13 +195,13 @@ impl Draft {
         self.board = Board::default();
     }
 
-    pub fn read_stipulation(&mut self, text: &str) -> Result<(), String> {
-        self.stip = Some(text.parse().map_err(|e: crate::error::StipulationError| format!("stipulation {e}"))?);
+    pub fn read_stipulation(&mut self, text: &str) -> Result<(), Misread> {
+        self.stip = Some(text.parse::<Stipulation>()?);
         Ok(())
     }
 
     /// Reads options until a word that is none (the next command).
-    pub fn read_options(&mut self, tokens: &mut Tokens) -> Result<(), String> {
+    pub fn read_options(&mut self, tokens: &mut Tokens) -> Result<(), Misread> {
         while let Some(t) = tokens.peek() {
             let Lookup::Found(i) = lookup(&words(self.language).options, t) else { break };
             tokens.next();
@@ -215,25 +226,29 @@ impl Draft {
                 }
                 Opt::NoBoard | Opt::MoveNumbers | Opt::SuppressGrid | Opt::WriteGrid | Opt::NoShortVariations => {}
                 Opt::EnPassant => {
-                    let run = tokens.next().ok_or("option enpassant: the squares are missing")?;
-                    let sqs =
-                        squares(run).ok_or_else(|| format!("option enpassant: '{run}' is not a run of squares"))?;
+                    let within = |e: Misread| e.within("option enpassant");
+                    let run = tokens.next().ok_or(Misread::Missing("the run of squares")).map_err(within)?;
+                    let malformed = |want| within(Misread::Malformed { word: run.to_string(), want });
+                    let sqs = squares(run).ok_or_else(|| malformed("is not a run of squares"))?;
                     // The pawn's start, the square it crossed, its arrival.
                     let [_, crossed, _] = sqs[..] else {
-                        return Err(format!("option enpassant {run}: want a double step, as in e2e3e4"));
+                        return Err(malformed("is not a double step, as e2e3e4 is"));
                     };
                     self.en_passant = Some(crossed);
                 }
                 Opt::NoCastling => {
-                    let run = tokens.next().ok_or("option nocastling: the squares are missing")?;
-                    let sqs =
-                        squares(run).ok_or_else(|| format!("option nocastling: '{run}' is not a run of squares"))?;
+                    let within = |e: Misread| e.within("option nocastling");
+                    let run = tokens.next().ok_or(Misread::Missing("the run of squares")).map_err(within)?;
+                    let sqs = squares(run).ok_or_else(|| {
+                        within(Misread::Malformed { word: run.to_string(), want: "is not a run of squares" })
+                    })?;
                     for sq in sqs {
                         self.no_castling.add(sq);
                     }
                 }
                 _ => {
-                    return Err(format!("option {}: not read (it leaves orthodox solving)", OPTIONS_NAMES[i]));
+                    let context = format!("option {}", OPTIONS_NAMES[i]);
+                    return Err(Misread::Fairy("options outside orthodox solving").within(context));
                 }
             }
         }
@@ -241,9 +256,9 @@ impl Draft {
     }
 
     /// The problem read, with `twins` (labels and drafts; none: the diagram alone).
-    pub fn finish(&self, mut problem: PopeyeProblem, twins: Vec<(String, Draft)>) -> Result<PopeyeProblem, String> {
+    pub fn finish(&self, mut problem: PopeyeProblem, twins: Vec<(String, Draft)>) -> Result<PopeyeProblem, Misread> {
         if twins.is_empty() && problem.zero {
-            return Err("zeroposition without twins".into());
+            return Err(Misread::ZeroWithoutTwins);
         }
         if twins.is_empty() {
             problem.twins.push(self.twin(String::new())?);
@@ -259,8 +274,8 @@ impl Draft {
     }
 
     /// The twin this draft describes, labelled `label`.
-    pub fn twin(&self, label: String) -> Result<Twin, String> {
-        let mut stip = self.stip.ok_or("no stipulation")?;
+    pub fn twin(&self, label: String) -> Result<Twin, Misread> {
+        let mut stip = self.stip.ok_or(Misread::NoStipulation)?;
         if self.white_to_play && stip.play == Play::Help && !stip.half {
             // White moves first: h#n becomes h#(n-1).5.
             stip.moves -= 1;
@@ -283,7 +298,7 @@ impl Draft {
 
     /// The position with `turn` to move, castling where a king and a rook stand on their
     /// home squares and `option nocastling` names neither.
-    fn position(&self, turn: Color) -> Result<Chess, String> {
+    fn position(&self, turn: Color) -> Result<Chess, Misread> {
         let board = &self.board;
         let mut rights = Bitboard::EMPTY;
         for color in Color::ALL {
@@ -305,7 +320,7 @@ impl Draft {
         setup.turn = turn;
         setup.castling_rights = rights;
         setup.ep_square = self.en_passant;
-        Chess::from_setup(setup, CastlingMode::Standard).map_err(|e| format!("the position is not legal chess: {e}"))
+        Chess::from_setup(setup, CastlingMode::Standard).map_err(|e| Misread::Illegal(e.to_string()))
     }
 }
 

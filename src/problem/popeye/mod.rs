@@ -22,7 +22,7 @@ pub mod words;
 
 use shakmaty::Chess;
 
-use crate::error::PopeyeError;
+use crate::error::{Misread, PopeyeError};
 use crate::problem::stipulation::Stipulation;
 use crate::problem::tree::Show;
 use draft::Draft;
@@ -85,11 +85,9 @@ pub struct PopeyeInput {
 pub fn parse(text: &str) -> Result<PopeyeInput, PopeyeError> {
     let mut tokens = Tokens::new(text);
     let line = tokens.line();
-    let first = tokens.next().ok_or(PopeyeError { line, message: "the input is empty".into() })?;
-    let language = language_of_begin(first).ok_or_else(|| PopeyeError {
-        line,
-        message: format!("'{first}': the input starts with BeginProblem (AnfangProblem, DebutProbleme)"),
-    })?;
+    let first = tokens.next().ok_or(PopeyeError { line, why: Misread::Empty })?;
+    let language =
+        language_of_begin(first).ok_or_else(|| PopeyeError { line, why: Misread::NoBegin(first.to_string()) })?;
     let mut problems = Vec::new();
     loop {
         let mut reader = Reader { tokens: &mut tokens, language };
@@ -139,10 +137,7 @@ impl Reader<'_, '_> {
         loop {
             let line = self.tokens.line();
             let Some(t) = self.tokens.next() else {
-                return (
-                    Err(PopeyeError { line, message: "the input ends before EndProblem".into() }),
-                    Some(End::Input),
-                );
+                return (Err(PopeyeError { line, why: Misread::NoEnd }), Some(End::Input));
             };
             let command = lookup(&words.commands, t);
             if let Lookup::Found(i) = command {
@@ -152,7 +147,7 @@ impl Reader<'_, '_> {
                 continue;
             }
             if let Some(end) = self.end_of(t) {
-                return (draft.finish(problem, Vec::new()).map_err(|m| PopeyeError { line, message: m }), Some(end));
+                return (draft.finish(problem, Vec::new()).map_err(|why| PopeyeError { line, why }), Some(end));
             }
             match lookup(&words.twins, t) {
                 Lookup::Found(i) => {
@@ -160,16 +155,16 @@ impl Reader<'_, '_> {
                     problem.zero = i == 1;
                     return match twins.read(self) {
                         Ok((list, end)) => {
-                            (draft.finish(problem, list).map_err(|m| PopeyeError { line, message: m }), Some(end))
+                            (draft.finish(problem, list).map_err(|why| PopeyeError { line, why }), Some(end))
                         }
                         Err(e) => (Err(e), None),
                     };
                 }
-                Lookup::Ambiguous => return (Err(PopeyeError { line, message: format!("'{t}': ambiguous") }), None),
+                Lookup::Ambiguous => return (Err(PopeyeError { line, why: Misread::Ambiguous(t.to_string()) }), None),
                 Lookup::Unknown if command == Lookup::Ambiguous => {
-                    return (Err(PopeyeError { line, message: format!("'{t}': ambiguous") }), None);
+                    return (Err(PopeyeError { line, why: Misread::Ambiguous(t.to_string()) }), None);
                 }
-                Lookup::Unknown => return (Err(PopeyeError { line, message: format!("'{t}': unknown word") }), None),
+                Lookup::Unknown => return (Err(PopeyeError { line, why: Misread::Unknown(t.to_string()) }), None),
             }
         }
     }
@@ -177,7 +172,7 @@ impl Reader<'_, '_> {
     /// Reads the arguments of `command`.
     fn command(&mut self, command: Command, problem: &mut PopeyeProblem, draft: &mut Draft) -> Result<(), PopeyeError> {
         let line = self.tokens.line();
-        let at = |message: String| PopeyeError { line, message };
+        let at = |why: Misread| PopeyeError { line, why };
         match command {
             Command::Title => problem.title.push(self.tokens.rest_of_line()),
             Command::Author => problem.author.push(self.tokens.rest_of_line()),
@@ -187,28 +182,29 @@ impl Reader<'_, '_> {
                 self.tokens.rest_of_line();
             }
             Command::Protocol => {
-                let file = self.tokens.next().ok_or_else(|| at("protocol: a file name is missing".into()))?;
+                let file = self.tokens.next().ok_or_else(|| at(Misread::Missing("a file name").within("protocol")))?;
                 problem.protocol = Some(file.to_string());
             }
             Command::Separator => {}
             Command::Pieces => draft.read_pieces(self.tokens).map_err(at)?,
             Command::Forsyth => {
-                let text = self.tokens.next().ok_or_else(|| at("forsyth: the position is missing".into()))?;
+                let text = self.tokens.next().ok_or_else(|| at(Misread::Missing("the position").within("forsyth")))?;
                 draft.read_forsyth(text).map_err(at)?;
             }
             Command::Stipulation => {
-                let text = self.tokens.next().ok_or_else(|| at("stipulation: missing".into()))?;
+                let text =
+                    self.tokens.next().ok_or_else(|| at(Misread::Missing("the stipulation").within("stipulation")))?;
                 draft.read_stipulation(text).map_err(at)?;
             }
             Command::Option => draft.read_options(self.tokens).map_err(at)?,
             Command::Condition => {
                 let word = self.tokens.peek().unwrap_or("");
-                return Err(at(format!("condition {word}: fairy conditions are not read")));
+                return Err(at(Misread::Fairy("fairy conditions").within(format!("condition {word}"))));
             }
             Command::StructuredStipulation => {
-                return Err(at("sstipulation: structured stipulations are not read".into()));
+                return Err(at(Misread::Fairy("structured stipulations").within("sstipulation")));
             }
-            Command::LaTeX | Command::LaTeXPieces => return Err(at("LaTeX: not read".into())),
+            Command::LaTeX | Command::LaTeXPieces => return Err(at(Misread::Fairy("LaTeX commands").within("LaTeX"))),
             Command::GameArray => draft.read_game_array(),
         }
         Ok(())

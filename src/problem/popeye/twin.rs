@@ -7,7 +7,7 @@ use shakmaty::{Board, File, Piece, Rank, Role, Square};
 use super::draft::{Draft, PieceWord, colour_word, piece_word, square};
 use super::words::{CHANGES, Change, Language, Lookup, lookup, words};
 use super::{End, Reader};
-use crate::error::PopeyeError;
+use crate::error::{Misread, PopeyeError};
 
 /// Reads the twins of a problem from its first `twin` (or `zeroposition`) on.
 pub struct TwinReader {
@@ -32,7 +32,7 @@ impl TwinReader {
             loop {
                 let line = reader.tokens.line();
                 let Some(t) = reader.tokens.next() else {
-                    return Err(PopeyeError { line, message: "the input ends before EndProblem".into() });
+                    return Err(PopeyeError { line, why: Misread::NoEnd });
                 };
                 if let Some(end) = reader.end_of(t) {
                     return Ok((std::mem::take(&mut self.twins), end));
@@ -44,7 +44,7 @@ impl TwinReader {
                     reader.tokens.rest_of_line();
                     continue;
                 }
-                return Err(PopeyeError { line, message: format!("'{t}': only twins and remarks follow a twin") });
+                return Err(PopeyeError { line, why: Misread::AfterTwin(t.to_string()) });
             }
         }
     }
@@ -69,10 +69,8 @@ impl TwinReader {
         while let Some(change) = reader.tokens.peek().and_then(change_of) {
             let word = reader.tokens.next().unwrap_or_default();
             let line = reader.tokens.line();
-            let label = apply(&mut draft, change, word, reader).map_err(|message| PopeyeError {
-                line,
-                message: format!("{} {word}: {message}", words_twin(language)),
-            })?;
+            let label = apply(&mut draft, change, word, reader)
+                .map_err(|why| PopeyeError { line, why: why.within(format!("{} {word}", words_twin(language))) })?;
             labels.push(label);
         }
         let letter = (b'a' + (self.twins.len() + usize::from(!self.zero)) as u8) as char;
@@ -94,20 +92,20 @@ fn man(language: Language, board: &Board, sq: Square) -> String {
     }
 }
 
-fn next_square(reader: &mut Reader) -> Result<Square, String> {
-    let t = reader.tokens.next().ok_or("a square is missing")?;
-    square(t).ok_or_else(|| format!("'{t}' is not a square"))
+fn next_square(reader: &mut Reader) -> Result<Square, Misread> {
+    let t = reader.tokens.next().ok_or(Misread::Missing("a square"))?;
+    square(t).ok_or_else(|| Misread::Malformed { word: t.to_string(), want: "is not a square" })
 }
 
 /// Applies one change to `draft`; returns its label. `word`: the change as written.
-fn apply(draft: &mut Draft, change: Change, word: &str, reader: &mut Reader) -> Result<String, String> {
+fn apply(draft: &mut Draft, change: Change, word: &str, reader: &mut Reader) -> Result<String, Misread> {
     let language = draft.language;
     let name = words(language).changes[CHANGES.iter().position(|&c| c == change).unwrap_or(0)];
     match change {
         Change::Move => {
             let (from, to) = (next_square(reader)?, next_square(reader)?);
             let label = format!("{}-->{to}", man(language, &draft.board, from));
-            let piece = draft.board.remove_piece_at(from).ok_or(format!("{from} is empty"))?;
+            let piece = draft.board.remove_piece_at(from).ok_or(Misread::EmptySquare(from))?;
             draft.board.set_piece_at(to, piece);
             Ok(label)
         }
@@ -126,12 +124,13 @@ fn apply(draft: &mut Draft, change: Change, word: &str, reader: &mut Reader) -> 
         Change::Remove => {
             let sq = next_square(reader)?;
             let label = format!("-{}", man(language, &draft.board, sq));
-            draft.board.remove_piece_at(sq).ok_or(format!("{sq} is empty"))?;
+            draft.board.remove_piece_at(sq).ok_or(Misread::EmptySquare(sq))?;
             Ok(label)
         }
         Change::Add => {
-            let t = reader.tokens.next().ok_or("a colour is missing")?;
-            let color = colour_word(language, t)?.ok_or_else(|| format!("'{t}' is not a colour"))?;
+            let t = reader.tokens.next().ok_or(Misread::Missing("a colour"))?;
+            let color = colour_word(language, t)?
+                .ok_or_else(|| Misread::Malformed { word: t.to_string(), want: "is not a colour" })?;
             let mut labels = Vec::new();
             while let Some(t) = reader.tokens.peek() {
                 match piece_word(language, t) {
@@ -143,35 +142,40 @@ fn apply(draft: &mut Draft, change: Change, word: &str, reader: &mut Reader) -> 
                             labels.push(format!("{plus}{}", man(language, &draft.board, sq)));
                         }
                     }
-                    PieceWord::Fairy(name) => return Err(format!("{name} ({t}): fairy pieces are not read")),
+                    PieceWord::Fairy(name) => {
+                        return Err(Misread::Fairy("fairy pieces").within(format!("{name} ({t})")));
+                    }
                     PieceWord::None => break,
                 }
                 reader.tokens.next();
             }
             if labels.is_empty() {
-                return Err("a man is missing".into());
+                return Err(Misread::Missing("a man"));
             }
             Ok(labels.join("  "))
         }
         Change::Rotate => {
-            let t = reader.tokens.next().ok_or("the degrees are missing")?;
+            let t = reader.tokens.next().ok_or(Misread::Missing("the degrees"))?;
             let f: fn(i32, i32) -> (i32, i32) = match t {
                 "90" => |f, r| (7 - r, f),
                 "180" => |f, r| (7 - f, 7 - r),
                 "270" => |f, r| (r, 7 - f),
-                _ => return Err(format!("'{t}': want 90, 180 or 270")),
+                _ => return Err(Misread::Malformed { word: t.to_string(), want: "is not 90, 180 or 270" }),
             };
             draft.board = map_board(&draft.board, |sq| by_coords(f, sq))?;
             Ok(format!("{name} {t}"))
         }
         Change::Mirror => {
-            let axis = reader.tokens.next().ok_or("the axis is missing")?.to_ascii_lowercase();
+            let axis = reader.tokens.next().ok_or(Misread::Missing("the axis"))?.to_ascii_lowercase();
             let f: fn(i32, i32) -> (i32, i32) = match axis.as_str() {
                 "a1<-->h1" => |f, r| (7 - f, r),
                 "a1<-->a8" => |f, r| (f, 7 - r),
                 "a1<-->h8" => |f, r| (r, f),
                 "a8<-->h1" => |f, r| (7 - r, 7 - f),
-                _ => return Err(format!("'{axis}': want a1<-->h1, a1<-->a8, a1<-->h8 or a8<-->h1")),
+                _ => {
+                    let want = "is not a1<-->h1, a1<-->a8, a1<-->h8 or a8<-->h1";
+                    return Err(Misread::Malformed { word: axis, want });
+                }
             };
             draft.board = map_board(&draft.board, |sq| by_coords(f, sq))?;
             Ok(format!("{name} {axis}"))
@@ -191,12 +195,12 @@ fn apply(draft: &mut Draft, change: Change, word: &str, reader: &mut Reader) -> 
             Ok(name.to_string())
         }
         Change::Substitute => {
-            let role = |reader: &mut Reader| -> Result<Role, String> {
-                let t = reader.tokens.next().ok_or("a piece is missing")?;
+            let role = |reader: &mut Reader| -> Result<Role, Misread> {
+                let t = reader.tokens.next().ok_or(Misread::Missing("a piece"))?;
                 let mut chars = t.chars();
                 match (chars.next().and_then(|c| language.role(c)), chars.next()) {
                     (Some(role), None) => Ok(role),
-                    _ => Err(format!("'{t}': fairy pieces are not read")),
+                    _ => Err(Misread::Fairy("fairy pieces").within(format!("'{t}'"))),
                 }
             };
             let (from, to) = (role(reader)?, role(reader)?);
@@ -208,13 +212,13 @@ fn apply(draft: &mut Draft, change: Change, word: &str, reader: &mut Reader) -> 
             Ok(format!("{} ==> {}", language.letter(from), language.letter(to)))
         }
         Change::Stipulation => {
-            let t = reader.tokens.next().ok_or("the stipulation is missing")?;
+            let t = reader.tokens.next().ok_or(Misread::Missing("the stipulation"))?;
             draft.read_stipulation(t)?;
             Ok(draft.stip.map(|s| s.to_string()).unwrap_or_default())
         }
-        Change::Continued => Err(format!("{word} must follow the twin word at once")),
-        Change::Condition => Err("fairy conditions are not read".into()),
-        Change::StructuredStipulation => Err("structured stipulations are not read".into()),
+        Change::Continued => Err(Misread::ContinuedLate(word.to_string())),
+        Change::Condition => Err(Misread::Fairy("fairy conditions")),
+        Change::StructuredStipulation => Err(Misread::Fairy("structured stipulations")),
     }
 }
 
@@ -226,10 +230,10 @@ fn by_coords(f: fn(i32, i32) -> (i32, i32), sq: Square) -> Option<Square> {
 }
 
 /// `board` with every man moved by `f` (None: off the board, an error).
-fn map_board(board: &Board, f: impl Fn(Square) -> Option<Square>) -> Result<Board, String> {
+fn map_board(board: &Board, f: impl Fn(Square) -> Option<Square>) -> Result<Board, Misread> {
     let mut out = Board::empty();
     for (sq, piece) in board.clone() {
-        let to = f(sq).ok_or_else(|| format!("{sq} leaves the board"))?;
+        let to = f(sq).ok_or(Misread::OffBoard(sq))?;
         out.set_piece_at(to, piece);
     }
     Ok(out)
