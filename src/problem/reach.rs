@@ -54,13 +54,14 @@ struct Man {
 impl Man {
     /// Where this man can end, as what, at each cost within `budget`: a pawn promoting on
     /// the way, a king or rook castling.
-    fn ends(&self, budget: u8) -> Vec<(Role, Levels)> {
+    fn ends(&self, budget: u8, out: &mut Vec<(Role, Levels)>) {
+        out.clear();
         let mut own = *levels(self.role, self.color, self.sq);
         if let Some(c) = self.castled {
             let castle_cost = u8::from(self.role == Role::King);
             add_shifted(&mut own, levels(self.role, self.color, c), castle_cost);
         }
-        let mut out = vec![(self.role, own)];
+        out.push((self.role, own));
         if self.role == Role::Pawn && self.promotion_moves() <= budget {
             let last = self.color.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First);
             for role in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
@@ -73,7 +74,6 @@ impl Man {
                 out.push((role, lv));
             }
         }
-        out
     }
 }
 
@@ -81,15 +81,6 @@ impl Man {
 /// each cost on an empty board.
 fn levels(role: Role, color: Color, from: Square) -> &'static Levels {
     static TABLE: OnceLock<Vec<Levels>> = OnceLock::new();
-    const KINDS: [(Role, Color); 7] = [
-        (Role::King, Color::White),
-        (Role::Queen, Color::White),
-        (Role::Rook, Color::White),
-        (Role::Bishop, Color::White),
-        (Role::Knight, Color::White),
-        (Role::Pawn, Color::White),
-        (Role::Pawn, Color::Black),
-    ];
     let table = TABLE.get_or_init(|| {
         let mut out = Vec::with_capacity(KINDS.len() * 64);
         for (role, color) in KINDS {
@@ -106,8 +97,7 @@ fn levels(role: Role, color: Color, from: Square) -> &'static Levels {
         }
         out
     });
-    let kind = KINDS.iter().position(|&(r, c)| r == role && (r != Role::Pawn || c == color)).unwrap_or(0);
-    &table[kind * 64 + usize::from(from)]
+    &table[kind_index(role, color) * 64 + usize::from(from)]
 }
 
 /// `lv` with every cost raised by `by`, OR-ed into `into`.
@@ -259,11 +249,65 @@ fn attackers_of(role: Role, color: Color, target: Square) -> Bitboard {
     }
 }
 
-/// The men of `color` on `board`, with where castling takes them.
-fn men_of(pos: &Chess, color: Color) -> Vec<Man> {
+/// What a man of one kind does around a king square k: the flights (bits in the order of
+/// `king_attacks(k)`) it attacks from each square, the squares from which it checks, and
+/// the squares where it matters (it attacks k or a flight, off k, a king not next to k).
+struct Around {
+    covers_from: [u8; 64],
+    checking: Bitboard,
+    relevant: Bitboard,
+}
+
+fn around(role: Role, color: Color, k: Square) -> &'static Around {
+    static TABLE: OnceLock<Vec<Around>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut out = Vec::with_capacity(KINDS.len() * 64);
+        for (role, color) in KINDS {
+            for k in Square::ALL {
+                let mut covers_from = [0u8; 64];
+                let mut relevant = attackers_of(role, color, k);
+                for (bit, f) in king_attacks(k).into_iter().enumerate() {
+                    relevant |= attackers_of(role, color, f);
+                    for s in attackers_of(role, color, f).without(f) {
+                        covers_from[usize::from(s)] |= 1 << bit;
+                    }
+                }
+                // Kings never stand side by side; no man stands on the king's square.
+                relevant.discard(k);
+                let checking = if role == Role::King {
+                    relevant &= !king_attacks(k);
+                    Bitboard::EMPTY
+                } else {
+                    attackers_of(role, color, k)
+                };
+                out.push(Around { covers_from, checking, relevant });
+            }
+        }
+        out
+    });
+    &table[kind_index(role, color) * 64 + usize::from(k)]
+}
+
+/// The kinds of men whose moves differ: the pieces, and a pawn of each colour.
+const KINDS: [(Role, Color); 7] = [
+    (Role::King, Color::White),
+    (Role::Queen, Color::White),
+    (Role::Rook, Color::White),
+    (Role::Bishop, Color::White),
+    (Role::Knight, Color::White),
+    (Role::Pawn, Color::White),
+    (Role::Pawn, Color::Black),
+];
+
+fn kind_index(role: Role, color: Color) -> usize {
+    KINDS.iter().position(|&(r, c)| r == role && (r != Role::Pawn || c == color)).unwrap_or(0)
+}
+
+/// The men of `color` in `pos`, with where castling takes them, into `men`.
+fn men_of(pos: &Chess, color: Color, men: &mut Vec<Man>) {
     let board: &Board = pos.board();
     let castles = pos.castles();
-    let mut men = Vec::new();
+    men.clear();
     for sq in board.by_color(color) {
         let role = board.role_at(sq).unwrap_or(Role::Pawn);
         let mut castled = None;
@@ -285,7 +329,6 @@ fn men_of(pos: &Chess, color: Color) -> Vec<Man> {
         }
         men.push(Man { sq, role, color, castled, promotion });
     }
-    men
 }
 
 /// [`reachable`] for the position with Zobrist key `key`, answered from this thread's
@@ -313,54 +356,10 @@ pub fn reachable_recent(key: u64, pos: &Chess, victim: Color, mate: bool, moves:
 /// `victim`) fits within `moves`, by the relaxation in the module's documentation. True
 /// when the search gives up.
 pub fn reachable(pos: &Chess, victim: Color, mate: bool, moves: Moves) -> bool {
-    let Some(king) = pos.board().king_of(victim) else { return true };
-    let all = men_of(pos, victim);
-    let Some(king_man) = all.iter().copied().find(|m| m.role == Role::King && m.sq == king) else { return true };
-    let mater = men_of(pos, !victim);
-    let ends = mater.iter().map(|m| m.ends(moves.mater)).collect();
-    let victims: Vec<Man> = all.into_iter().filter(|m| m.role != Role::King).collect();
-    // A victim's man holds a flight as whatever it is by then: a pawn may promote first,
-    // a rook may have castled.
-    let victim_ends = victims
-        .iter()
-        .map(|m| {
-            let mut all = [Bitboard::EMPTY; LAST + 1];
-            for (_, lv) in m.ends(moves.victim) {
-                add_shifted(&mut all, &lv, 0);
-            }
-            all
-        })
-        .collect();
-    let mut search = Search {
-        guard_cost: vec![[None; 64]; mater.len()],
-        mater,
-        ends,
-        victim_ends,
-        budget: moves.mater,
-        steps: 0,
-        flights: Vec::new(),
-        options: Vec::new(),
-        blocks: Vec::new(),
-        used_mater: 0,
-        used_victims: 0,
-    };
-    // The king's squares nearest first: a near final square is the likeliest to fit.
-    let mut squares: Vec<(u8, Square)> =
-        Square::ALL.into_iter().map(|k| (king_man.to(k, Role::King), k)).filter(|&(d, _)| d <= moves.victim).collect();
-    squares.sort_by_key(|&(d, _)| d);
-    for (d, k) in squares {
-        let budget = Moves { mater: moves.mater, victim: moves.victim - d };
-        if !search.may_fit(k, budget, mate) {
-            continue;
-        }
-        search.prepare(k, budget);
-        let fits = if mate { search.checked(budget) } else { search.close(0, budget) };
-        match fits {
-            Some(true) | None => return true,
-            Some(false) => {}
-        }
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Search> = std::cell::RefCell::new(Search::default());
     }
-    false
+    SCRATCH.with_borrow_mut(|search| search.reachable(pos, victim, mate, moves))
 }
 
 /// One way for a man of the mating side to end: its cost, the flights it attacks (bits
@@ -372,8 +371,16 @@ struct Option_ {
     checks: bool,
 }
 
-/// The search for a final position around one king square k.
+/// The search for a final position around one king square k; kept between questions so
+/// that its buffers are reused.
+#[derive(Default)]
 struct Search {
+    /// The victim's men other than its king.
+    victims: Vec<Man>,
+    /// Scratch for a man's ways to end.
+    scratch: Vec<(Role, Levels)>,
+    /// The victim king's squares within its moves, nearest first.
+    squares: Vec<(u8, Square)>,
     mater: Vec<Man>,
     /// Where each man of the mating side can end, as what, at each cost.
     ends: Vec<Vec<(Role, Levels)>>,
@@ -381,14 +388,17 @@ struct Search {
     victim_ends: Vec<Levels>,
     /// The mating side's moves.
     budget: u8,
-    /// The fewest moves for each man of the mating side to attack a square, as found.
-    guard_cost: Vec<[Option<u8>; 64]>,
+    /// The fewest moves for each man of the mating side to attack a square, as found
+    /// (UNKNOWN: not yet).
+    guard_cost: Vec<[u8; 64]>,
     steps: u32,
     /// The flights of k.
     flights: Vec<Square>,
     /// Per man of the mating side: its ways to end that matter around k, none dominated
     /// by another (as cheap and covering as much).
     options: Vec<Vec<Option_>>,
+    /// Per man of the mating side: the cheapest of its options that covers each flight.
+    cover_cost: Vec<[u8; 8]>,
     /// Per victim's man: its cost to hold each flight.
     blocks: Vec<[u8; 8]>,
     /// Men placed so far, as bits.
@@ -396,7 +406,63 @@ struct Search {
     used_victims: u32,
 }
 
+/// A guard cost not computed yet.
+const UNKNOWN: u8 = u8::MAX;
+
 impl Search {
+    /// Whether some final position of the goal fits within `moves` ([`reachable`]).
+    fn reachable(&mut self, pos: &Chess, victim: Color, mate: bool, moves: Moves) -> bool {
+        let Some(king) = pos.board().king_of(victim) else { return true };
+        men_of(pos, victim, &mut self.victims);
+        let Some(king_man) = self.victims.iter().copied().find(|m| m.role == Role::King && m.sq == king) else {
+            return true;
+        };
+        self.victims.retain(|m| m.role != Role::King);
+        men_of(pos, !victim, &mut self.mater);
+        self.ends.resize_with(self.mater.len(), Vec::new);
+        for (m, out) in self.mater.iter().zip(self.ends.iter_mut()) {
+            m.ends(moves.mater, out);
+        }
+        // A victim's man holds a flight as whatever it is by then: a pawn may promote
+        // first, a rook may have castled.
+        self.victim_ends.clear();
+        for m in &self.victims {
+            m.ends(moves.victim, &mut self.scratch);
+            let mut all = [Bitboard::EMPTY; LAST + 1];
+            for (_, lv) in &self.scratch {
+                add_shifted(&mut all, lv, 0);
+            }
+            self.victim_ends.push(all);
+        }
+        self.guard_cost.clear();
+        self.guard_cost.resize(self.mater.len(), [UNKNOWN; 64]);
+        self.budget = moves.mater;
+        self.steps = 0;
+        // The king's squares nearest first: a near final square is the likeliest to fit.
+        self.squares.clear();
+        for k in Square::ALL {
+            let d = king_man.to(k, Role::King);
+            if d <= moves.victim {
+                self.squares.push((d, k));
+            }
+        }
+        self.squares.sort_unstable_by_key(|&(d, _)| d);
+        for i in 0..self.squares.len() {
+            let (d, k) = self.squares[i];
+            let budget = Moves { mater: moves.mater, victim: moves.victim - d };
+            if !self.may_fit(k, budget, mate) {
+                continue;
+            }
+            self.prepare(k, budget);
+            let fits = if mate { self.checked(budget) } else { self.close(0, budget) };
+            match fits {
+                Some(true) | None => return true,
+                Some(false) => {}
+            }
+        }
+        false
+    }
+
     /// Counts a step; None once the cap is reached.
     fn step(&mut self) -> Option<()> {
         self.steps += 1;
@@ -405,8 +471,9 @@ impl Search {
 
     /// The fewest moves for man `i` of the mating side to attack `f` from another square.
     fn guard(&mut self, i: usize, f: Square) -> u8 {
-        if let Some(c) = self.guard_cost[i][usize::from(f)] {
-            return c;
+        let known = self.guard_cost[i][usize::from(f)];
+        if known != UNKNOWN {
+            return known;
         }
         let color = self.mater[i].color;
         let best = self.ends[i]
@@ -414,7 +481,7 @@ impl Search {
             .map(|(role, lv)| cheapest(lv, attackers_of(*role, color, f).without(f), self.budget))
             .min()
             .unwrap_or(FAR);
-        self.guard_cost[i][usize::from(f)] = Some(best);
+        self.guard_cost[i][usize::from(f)] = best;
         best
     }
 
@@ -463,7 +530,6 @@ impl Search {
     fn prepare(&mut self, k: Square, budget: Moves) {
         self.flights.clear();
         self.flights.extend(king_attacks(k));
-        let near = king_attacks(k);
         let top = usize::from(budget.mater).min(LAST);
         let mut options = std::mem::take(&mut self.options);
         options.resize_with(self.mater.len(), Vec::new);
@@ -475,27 +541,11 @@ impl Search {
             let mut seen = [FAR; 512];
             for (role, lv) in &self.ends[i] {
                 let role = *role;
-                // The squares from which this man would attack k or a flight.
-                let mut relevant = attackers_of(role, color, k);
-                for &f in &self.flights {
-                    relevant |= attackers_of(role, color, f);
-                }
-                // Kings never stand side by side; no man stands on the king's square.
-                relevant.discard(k);
-                if role == Role::King {
-                    relevant &= !near;
-                }
-                let piece = shakmaty::Piece { color, role };
+                let around = around(role, color, k);
                 for (cost, level) in lv.iter().enumerate().take(top + 1) {
-                    for s in *level & relevant {
-                        let reach = shakmaty::attacks::attacks(s, piece, Bitboard::EMPTY);
-                        let mut covers = 0u8;
-                        for (bit, &f) in self.flights.iter().enumerate() {
-                            if f != s && reach.contains(f) {
-                                covers |= 1 << bit;
-                            }
-                        }
-                        let checks = role != Role::King && reach.contains(k);
+                    for s in *level & around.relevant {
+                        let covers = around.covers_from[usize::from(s)];
+                        let checks = around.checking.contains(s);
                         let pair = usize::from(covers) << 1 | usize::from(checks);
                         let cost = cost as u8;
                         if seen[pair] <= cost {
@@ -512,6 +562,18 @@ impl Search {
             }
         }
         self.options = options;
+        self.cover_cost.clear();
+        for options in &self.options {
+            let mut costs = [FAR; 8];
+            for o in options {
+                for (bit, c) in costs.iter_mut().enumerate() {
+                    if o.covers & (1 << bit) != 0 {
+                        *c = (*c).min(o.cost);
+                    }
+                }
+            }
+            self.cover_cost.push(costs);
+        }
         self.blocks.clear();
         for lv in &self.victim_ends {
             let mut costs = [FAR; 8];
@@ -559,10 +621,8 @@ impl Search {
                     ways += 1;
                 }
             }
-            for (i, options) in self.options.iter().enumerate() {
-                if self.used_mater & (1 << i) == 0
-                    && options.iter().any(|o| o.covers & (1 << bit) != 0 && o.cost <= budget.mater)
-                {
+            for (i, costs) in self.cover_cost.iter().enumerate() {
+                if self.used_mater & (1 << i) == 0 && costs[bit] <= budget.mater {
                     ways += 1;
                 }
             }
@@ -633,10 +693,9 @@ mod tests {
         assert_eq!(travel(Role::Pawn, Color::White, Square::E3, Square::E2), FAR);
         assert_eq!(travel(Role::Pawn, Color::Black, Square::E7, Square::E5), 1);
         assert_eq!(travel(Role::Pawn, Color::Black, Square::E7, Square::C5), 2);
-        let pawn = men_of(&pos("k7/P7/8/8/8/8/8/K7 w - - 0 1"), Color::White)
-            .into_iter()
-            .find(|m| m.role == Role::Pawn)
-            .unwrap();
+        let mut men = Vec::new();
+        men_of(&pos("k7/P7/8/8/8/8/8/K7 w - - 0 1"), Color::White, &mut men);
+        let pawn = men.into_iter().find(|m| m.role == Role::Pawn).unwrap();
         assert_eq!(pawn.to(Square::H1, Role::Queen), 2, "a8=Q, then along the diagonal");
         assert_eq!(pawn.to(Square::B8, Role::Knight), 1, "a7xb8=S");
     }
