@@ -25,8 +25,10 @@ lichess-bot-style clock games of tools/variant_games.py (about an hour).
 
 With --popeye PY (Popeye's binary, built from github.com/thomas-maeder/popeye), the chess
 problems section runs tools/popeye_check.py on the random orthodox problems of
-PROBLEM_SETS (PROBLEM_LIMIT s each, one thread each, Popeye first, then pnmate);
---problems-only rewrites that section alone.
+PROBLEM_SETS (PROBLEM_LIMIT s each, one thread each, Popeye first, then pnmate, Popeye's
+intelligent mode for help and series play); with --popeye-src DIR (Popeye's source tree)
+also tools/popeye_files.py on its composed problems (POPEYE_FILES); --problems-only
+rewrites that section alone.
 
 The speed section comes from tools/speed.py (`pnmate bench`, `pnmate bench --long` and
 the peak memory of a UCI search, five runs); --pgo BIN times the profile-guided build of
@@ -77,6 +79,9 @@ PROBLEM_SETS = [
     ('8 to 12 men, n from 3 to 5', (100, 3, '--men', '8-12', '--moves', '3-5')),
 ]
 PROBLEMS_HEADING = '## Chess problems\n'
+# Popeye's composed problems, in its source tree, and the time each gets.
+POPEYE_FILES = ['BEISPIEL/intell.inp']
+POPEYE_FILES_LIMIT = 1.0
 
 VARIANT_SEED = 1
 VARIANT_SAMPLE = 100
@@ -207,18 +212,31 @@ def tables_section(pnmate):
     return '\n'.join(out)
 
 
-def problems_section(pnmate, popeye):
-    """pnmate beside Popeye on random orthodox problems: tools/popeye_check.py's tables,
-    one for each set of PROBLEM_SETS."""
-    out = [PROBLEMS_HEADING,
-           f'Random legal positions under random orthodox stipulations, Popeye 4.104 then pnmate '
-           f'on each problem, one thread each, {PROBLEM_LIMIT:g} s a problem. A solver solved a problem '
-           'when it finished within the time; agreed: both finished and printed the same keys '
-           '(battle play) or the same solutions (help and series play); wrong: both finished and '
-           'differ. The time ratio is pnmate\'s time over Popeye\'s, wall clock of each process, '
-           'on the problems both solved.', '']
+def problems_section(pnmate, popeye, popeye_src=None):
+    """pnmate beside Popeye: its composed problems (Popeye's own files, with popeye_src,
+    Popeye's source tree) and random orthodox problems (tools/popeye_check.py's tables,
+    one for each set of PROBLEM_SETS)."""
+    out = [PROBLEMS_HEADING]
+    if popeye_src:
+        files = [os.path.join(popeye_src, f) for f in POPEYE_FILES]
+        command = [sys.executable, os.path.join(os.path.dirname(__file__), 'popeye_files.py'), '--engine', pnmate,
+                   '--popeye', popeye, '--time', f'{POPEYE_FILES_LIMIT:g}'] + files
+        text = subprocess.run(command, capture_output=True, text=True).stdout.splitlines()
+        table = [line for line in text if not line.startswith(('DIFFER', '  '))]
+        out += ['Composed problems: Popeye\'s own files, each read whole by both solvers (Popeye with the '
+                'options the file sets, `option intelligent` in intell.inp), one thread each, '
+                f'{POPEYE_FILES_LIMIT:g} s a problem; twins counted one by one, fairy problems left out. '
+                f'`python3 tools/popeye_files.py --popeye PY --time {POPEYE_FILES_LIMIT:g} '
+                + ' '.join('POPEYE/' + f for f in POPEYE_FILES) + '`', '', '```', *table, '```', '']
+    out += [f'Random legal positions under random orthodox stipulations, Popeye 4.104 (help and series '
+            f'play in its intelligent mode) then pnmate on each problem, one thread each, {PROBLEM_LIMIT:g} s '
+            'a problem. A solver solved a problem when it finished within the time; agreed: both finished '
+            'and printed the same keys (battle play) or the same solutions (help and series play); wrong: '
+            'both finished and differ. The time ratio is pnmate\'s time over Popeye\'s, wall clock of each '
+            'process, on the problems both solved.', '']
     for title, extra in PROBLEM_SETS:
-        args = ['--random', str(extra[0]), '--seed', str(extra[1])] + list(extra[2:]) + ['--time', f'{PROBLEM_LIMIT:g}']
+        args = ['--random', str(extra[0]), '--seed', str(extra[1])] + list(extra[2:]) + ['--time', f'{PROBLEM_LIMIT:g}',
+                                                                                        '--intelligent']
         command = [sys.executable, os.path.join(os.path.dirname(__file__), 'popeye_check.py'), '--engine', pnmate,
                    '--popeye', popeye] + args
         text = subprocess.run(command, capture_output=True, text=True).stdout.splitlines()
@@ -239,6 +257,7 @@ def main():
     ap.add_argument('--variants-only', action='store_true', help='rewrite the variants section alone')
     ap.add_argument('--variant-games', action='store_true', help='add the variant clock games (about an hour)')
     ap.add_argument('--popeye', help="Popeye's binary (py): also run the chess problems section")
+    ap.add_argument('--popeye-src', help="Popeye's source tree (github.com/thomas-maeder/popeye): its composed problems")
     ap.add_argument('--problems-only', action='store_true', help='rewrite the chess problems section alone')
     ap.add_argument('--tables-only', action='store_true', help='rewrite the exact tables section alone')
     args = ap.parse_args()
@@ -246,7 +265,7 @@ def main():
     if args.problems_only:
         if not args.popeye:
             sys.exit('--problems-only needs --popeye')
-        return replace_section(results_md, PROBLEMS_HEADING, problems_section(args.pnmate, args.popeye))
+        return replace_section(results_md, PROBLEMS_HEADING, problems_section(args.pnmate, args.popeye, args.popeye_src))
     if args.variants_only:
         return replace_section(results_md, VARIANTS_HEADING,
                                variants_section(args.pnmate, args.fairy, args.variant_games))
@@ -284,7 +303,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     draw(curves, {title: size for title, _, size in SUITES}, os.path.join(args.out, 'results.png'))
     with open(results_md, 'w') as f:
-        problems = problems_section(args.pnmate, args.popeye) if args.popeye else ''
+        problems = problems_section(args.pnmate, args.popeye, args.popeye_src) if args.popeye else ''
         f.write(report(rows, tables) + tables_section(args.pnmate)
                 + variants_section(args.pnmate, args.fairy, args.variant_games)
                 + problems + speed_section(args.pnmate, args.syzygy, args.pgo))
