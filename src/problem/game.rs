@@ -32,7 +32,7 @@ use crate::dfpn::pndn::PnDn;
 use crate::dfpn::tree::RootMoves;
 use crate::dfpn::value::Value;
 use crate::knowledge::{CHESS_REACH, Know, Reach, SearchLimits};
-use crate::problem::reach::{self, Moves};
+use crate::problem::reach::{self, Final, Moves};
 use crate::problem::stipulation::{Goal, Play, Stipulation};
 use crate::tt::Record;
 
@@ -41,6 +41,9 @@ use crate::tt::Record;
 pub struct Problem {
     pub pos: Chess,
     pub stip: Stipulation,
+    /// Where the victim's king must end, when the search is split by that square: a
+    /// line that ends elsewhere is left to the search of its own square.
+    pub target: Option<Square>,
 }
 
 /// The pass of `side`, whose king is on `king`.
@@ -55,7 +58,7 @@ pub fn is_pass(m: Move) -> bool {
 
 impl Problem {
     pub fn new(pos: Chess, stip: Stipulation) -> Problem {
-        Problem { pos, stip }
+        Problem { pos, stip, target: None }
     }
 
     /// Whether the game has ended in the stipulation's goal, given the legal moves `real`.
@@ -78,7 +81,7 @@ impl Problem {
         after.play_unchecked(m);
         let mut real = MoveList::new();
         legal_moves(&after, &mut real);
-        Problem { pos: after, stip: self.stip }.met(&real)
+        Problem { pos: after, ..*self }.met(&real)
     }
 
     /// How the problem stands: won once the stipulation is met, over once it can no
@@ -173,8 +176,18 @@ impl Problem {
     /// Whether the goal may still be reached within `plies` plies: false only where no
     /// final position fits the moves left ([`reach`]).
     fn goal_in_reach(&self, key: u64, plies: u32) -> bool {
+        let goal = Final { victim: self.stip.victim(), mate: self.stip.goal == Goal::Mate, king: self.target };
+        reach::reachable_recent(key, &self.pos, goal, self.moves_left(plies))
+    }
+
+    /// The squares where the victim's king may end a line that meets the goal within
+    /// `plies` ([`reach`]); all of them where the bound gives up.
+    pub fn final_king_squares(&self, plies: u32) -> Vec<Square> {
         let (victim, mate) = (self.stip.victim(), self.stip.goal == Goal::Mate);
-        reach::reachable_recent(key, &self.pos, victim, mate, self.moves_left(plies))
+        Square::ALL
+            .into_iter()
+            .filter(|&k| reach::reachable(&self.pos, Final { victim, mate, king: Some(k) }, self.moves_left(plies)))
+            .collect()
     }
 
     /// Whether the series side has a legal move once the side to move (out of check)
@@ -248,7 +261,8 @@ impl Game for Problem {
 
     /// The stipulation's play and goal: one position asks another question under each.
     fn salt(&self) -> u64 {
-        let code = self.stip.play as u64 * 2 + self.stip.goal as u64 + 1;
+        let target = self.target.map_or(0, |k| u64::from(k) + 1);
+        let code = (self.stip.play as u64 * 2 + self.stip.goal as u64 + 1) | target << 8;
         code.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)
     }
 

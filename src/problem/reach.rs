@@ -39,14 +39,26 @@ pub struct Moves {
     pub victim: u8,
 }
 
+/// The final position sought: whose king, mated or stalemated, and on which square when
+/// the search is split by that square.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Final {
+    pub victim: Color,
+    /// A mate (else a stalemate).
+    pub mate: bool,
+    /// The victim king's final square, if it is fixed.
+    pub king: Option<Square>,
+}
+
 /// A man of the board, as the search moves it.
 #[derive(Clone, Copy, Debug)]
 struct Man {
     sq: Square,
     role: Role,
     color: Color,
-    /// Where castling could put it in one move (the king) or for free (the rook).
-    castled: Option<Square>,
+    /// Where castling could put it in one move (the king, on either wing) or for free
+    /// (the rook).
+    castled: [Option<Square>; 2],
     /// A pawn's moves to each square of its last rank (by file), promotion included.
     promotion: [u8; 8],
 }
@@ -57,7 +69,7 @@ impl Man {
     fn ends(&self, budget: u8, out: &mut Vec<(Role, Levels)>) {
         out.clear();
         let mut own = *levels(self.role, self.color, self.sq);
-        if let Some(c) = self.castled {
+        for c in self.castled.into_iter().flatten() {
             let castle_cost = u8::from(self.role == Role::King);
             add_shifted(&mut own, levels(self.role, self.color, c), castle_cost);
         }
@@ -210,12 +222,12 @@ impl Man {
     fn to(&self, to: Square, role: Role) -> u8 {
         if role == self.role {
             let direct = travel(role, self.color, self.sq, to);
-            return match self.castled {
-                // The king castles in one move; a rook moves along for free.
-                Some(c) if role == Role::King => direct.min(1 + chebyshev(c, to)),
-                Some(c) => direct.min(travel(role, self.color, c, to)),
-                None => direct,
-            };
+            // The king castles in one move; a rook moves along for free.
+            let castling = self.castled.into_iter().flatten().map(|c| match role {
+                Role::King => 1 + chebyshev(c, to),
+                _ => travel(role, self.color, c, to),
+            });
+            return castling.fold(direct, u8::min);
         }
         if self.role != Role::Pawn || matches!(role, Role::Pawn | Role::King) {
             return FAR;
@@ -310,13 +322,13 @@ fn men_of(pos: &Chess, color: Color, men: &mut Vec<Man>) {
     men.clear();
     for sq in board.by_color(color) {
         let role = board.role_at(sq).unwrap_or(Role::Pawn);
-        let mut castled = None;
-        for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
+        let mut castled = [None; 2];
+        for (wing, side) in [CastlingSide::KingSide, CastlingSide::QueenSide].into_iter().enumerate() {
             if let Some(rook) = castles.rook(color, side) {
                 if role == Role::King {
-                    castled = Some(side.king_to(color));
+                    castled[wing] = Some(side.king_to(color));
                 } else if role == Role::Rook && rook == sq {
-                    castled = Some(side.rook_to(color));
+                    castled[wing] = Some(side.rook_to(color));
                 }
             }
         }
@@ -334,20 +346,24 @@ fn men_of(pos: &Chess, color: Color, men: &mut Vec<Man>) {
 /// [`reachable`] for the position with Zobrist key `key`, answered from this thread's
 /// recent answers where it can: the search judges the same children at each visit of
 /// their parent.
-pub fn reachable_recent(key: u64, pos: &Chess, victim: Color, mate: bool, moves: Moves) -> bool {
+pub fn reachable_recent(key: u64, pos: &Chess, goal: Final, moves: Moves) -> bool {
     const SLOTS: usize = 1 << 16;
     thread_local! {
         static RECENT: std::cell::RefCell<Vec<(u64, bool)>> = std::cell::RefCell::new(vec![(0, false); SLOTS]);
     }
-    let question =
-        u64::from(moves.mater) << 9 | u64::from(moves.victim) << 1 | u64::from(mate) << 17 | (victim as u64) << 18;
+    let king = goal.king.map_or(0, |k| u64::from(k) + 1);
+    let question = u64::from(moves.mater) << 9
+        | u64::from(moves.victim) << 1
+        | u64::from(goal.mate) << 17
+        | (goal.victim as u64) << 18
+        | king << 19;
     // The question's bits spread over the key, so that one position's questions differ.
     let id = (key ^ question.wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1;
     let slot = (id as usize) & (SLOTS - 1);
     if let Some(answer) = RECENT.with_borrow(|r| (r[slot].0 == id).then_some(r[slot].1)) {
         return answer;
     }
-    let answer = reachable(pos, victim, mate, moves);
+    let answer = reachable(pos, goal, moves);
     RECENT.with_borrow_mut(|r| r[slot] = (id, answer));
     answer
 }
@@ -355,11 +371,11 @@ pub fn reachable_recent(key: u64, pos: &Chess, victim: Color, mate: bool, moves:
 /// Whether some final position of the goal (a mate when `mate`, else a stalemate of
 /// `victim`) fits within `moves`, by the relaxation in the module's documentation. True
 /// when the search gives up.
-pub fn reachable(pos: &Chess, victim: Color, mate: bool, moves: Moves) -> bool {
+pub fn reachable(pos: &Chess, goal: Final, moves: Moves) -> bool {
     thread_local! {
         static SCRATCH: std::cell::RefCell<Search> = std::cell::RefCell::new(Search::default());
     }
-    SCRATCH.with_borrow_mut(|search| search.reachable(pos, victim, mate, moves))
+    SCRATCH.with_borrow_mut(|search| search.reachable(pos, goal, moves))
 }
 
 /// One way for a man of the mating side to end: its cost, the flights it attacks (bits
@@ -411,7 +427,8 @@ const UNKNOWN: u8 = u8::MAX;
 
 impl Search {
     /// Whether some final position of the goal fits within `moves` ([`reachable`]).
-    fn reachable(&mut self, pos: &Chess, victim: Color, mate: bool, moves: Moves) -> bool {
+    fn reachable(&mut self, pos: &Chess, goal: Final, moves: Moves) -> bool {
+        let Final { victim, mate, king: only } = goal;
         let Some(king) = pos.board().king_of(victim) else { return true };
         men_of(pos, victim, &mut self.victims);
         let Some(king_man) = self.victims.iter().copied().find(|m| m.role == Role::King && m.sq == king) else {
@@ -442,7 +459,7 @@ impl Search {
         self.squares.clear();
         for k in Square::ALL {
             let d = king_man.to(k, Role::King);
-            if d <= moves.victim {
+            if d <= moves.victim && only.is_none_or(|o| o == k) {
                 self.squares.push((d, k));
             }
         }
@@ -678,6 +695,8 @@ mod tests {
     use shakmaty::CastlingMode;
     use shakmaty::fen::Fen;
 
+    const BLACK_MATED: Final = Final { victim: Color::Black, mate: true, king: None };
+
     fn pos(fen: &str) -> Chess {
         fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
     }
@@ -705,13 +724,22 @@ mod tests {
         // K+R v K: a mate needs the black king on an edge. From the middle it takes Black
         // three moves; with two it cannot get there.
         let p = pos("8/8/8/3k4/8/8/8/R3K3 b - - 0 1");
-        assert!(!reachable(&p, Color::Black, true, Moves { mater: 3, victim: 2 }));
-        assert!(reachable(&p, Color::Black, true, Moves { mater: 3, victim: 3 }));
+        assert!(!reachable(&p, BLACK_MATED, Moves { mater: 3, victim: 2 }));
+        assert!(reachable(&p, BLACK_MATED, Moves { mater: 3, victim: 3 }));
         // A helpmate in one: Ka8 is held by nothing, so Black must first go to the edge.
         let p = pos("k7/8/1K6/8/8/8/8/7R w - - 0 1");
-        assert!(reachable(&p, Color::Black, true, Moves { mater: 1, victim: 0 }), "Rh8#");
+        assert!(reachable(&p, BLACK_MATED, Moves { mater: 1, victim: 0 }), "Rh8#");
         let p = pos("8/k7/8/1K6/8/8/8/7R w - - 0 1");
-        assert!(!reachable(&p, Color::Black, true, Moves { mater: 1, victim: 0 }));
+        assert!(!reachable(&p, BLACK_MATED, Moves { mater: 1, victim: 0 }));
+    }
+
+    #[test]
+    fn a_king_with_both_castlings_may_castle_on_either_wing() {
+        // BEISPIEL/intell.inp's h#3 `1.0-0 Se3-d5 2.Qb2-h8 Bf1-c4 3.Bh6-g7 Sd5-f6#`: the
+        // king ends on g8 after castling short, though it may castle long as well.
+        let p = pos("r3k2r/p7/7b/n7/8/4N3/1q3pK1/5B2 b kq - 0 1");
+        let g8 = Final { king: Some(Square::G8), ..BLACK_MATED };
+        assert!(reachable(&p, g8, Moves { mater: 3, victim: 3 }));
     }
 
     #[test]
@@ -719,7 +747,7 @@ mod tests {
         // Be4 checks h1, Kf2 holds g1 and g2; only a black man on h2 stops the king, and
         // the a-pawn gets there as a rook: a1=R, Ra1-a2 (or -h1), -h2.
         let p = pos("8/8/8/8/4B3/8/p4K2/7k b - - 0 1");
-        assert!(reachable(&p, Color::Black, true, Moves { mater: 0, victim: 3 }));
-        assert!(!reachable(&p, Color::Black, true, Moves { mater: 0, victim: 2 }));
+        assert!(reachable(&p, BLACK_MATED, Moves { mater: 0, victim: 3 }));
+        assert!(!reachable(&p, BLACK_MATED, Moves { mater: 0, victim: 2 }));
     }
 }

@@ -197,17 +197,43 @@ pub fn solve_problem(
         }
     } else {
         let cap = settings.max_solutions.max(1);
-        let (lines, nodes) = shared.each_move(&moves, |ps, m| {
-            let child = root.play(m);
-            let mut out = Vec::new();
-            if ps.prove(&child, plies - 1)? {
-                ps.solutions(&child, plies - 1, &mut vec![m], &mut out, cap)?;
+        // One search for each square where the victim's king may end: each prunes every
+        // line that cannot end there, and every solution ends on one of them.
+        let targets = problem.final_king_squares(u32::from(plies));
+        let mut found: Vec<(usize, Vec<Move>)> = Vec::new();
+        let mut complete = true;
+        for target in targets {
+            let sub = Problem { target: Some(target), ..problem.clone() };
+            let sub_root = Node::new(sub.clone());
+            let shared = Shared { problem: &sub, control: Arc::clone(&shared.control), ..shared };
+            let (lines, nodes) = shared.each_move(&moves, |ps, m| {
+                let child = sub_root.play(m);
+                let mut out = Vec::new();
+                if ps.prove(&child, plies - 1)? {
+                    ps.solutions(&child, plies - 1, &mut vec![m], &mut out, cap)?;
+                }
+                Ok(out)
+            });
+            solved.nodes += nodes;
+            match lines.into_iter().collect::<Result<Vec<_>, OutOfLimits>>() {
+                Ok(lines) => {
+                    found.extend(lines.into_iter().enumerate().flat_map(|(i, l)| l.into_iter().map(move |l| (i, l))))
+                }
+                Err(_) => {
+                    complete = false;
+                    break;
+                }
             }
-            Ok(out)
-        });
-        solved.nodes = nodes;
-        if let Ok(lines) = lines.into_iter().collect::<Result<Vec<_>, OutOfLimits>>() {
-            let mut all: Vec<Vec<Move>> = lines.into_iter().flatten().collect();
+        }
+        if complete {
+            // In the order of the first moves, then of the moves' UCI; a line found
+            // under two squares once.
+            let uci = |l: &Vec<Move>| {
+                l.iter().map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string()).collect::<Vec<_>>()
+            };
+            found.sort_by_cached_key(|(i, l)| (*i, uci(l)));
+            found.dedup();
+            let mut all: Vec<Vec<Move>> = found.into_iter().map(|(_, l)| l).collect();
             solved.capped = all.len() >= cap;
             all.truncate(cap);
             solved.verdict = verdict_of(!all.is_empty());
