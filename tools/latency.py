@@ -14,6 +14,12 @@ this tool measures how soon, which depends on the machine:
 Prints the median and the largest of each over --runs sessions.
 
   python3 tools/latency.py --engine target/release/pnmate --runs 5
+
+--cold-mate times instead the first proven mate (`score mate`) after `go infinite` on
+K+Q v K+P in a fresh engine with an empty tables cache, for each --engine in turn (runs
+alternate, so two builds meet the same machine):
+
+  python3 tools/latency.py --cold-mate --engine OLD --engine NEW --runs 3
 """
 import argparse
 import os
@@ -108,11 +114,44 @@ def during_build(engine, command, answer):
         shutil.rmtree(cache, ignore_errors=True)
 
 
+def cold_mate(engine):
+    """Seconds from `go infinite` on K+Q v K+P to the first `score mate`, in a fresh engine
+    with an empty tables cache."""
+    cache = tempfile.mkdtemp(prefix='pnmate-latency-')
+    try:
+        u = Uci(engine, env=dict(os.environ, XDG_CACHE_HOME=cache))
+        u.send(KQKP)
+        u.send('go infinite')
+        start = time.monotonic()
+        for line in u.p.stdout:
+            if ' score mate ' in line:
+                break
+        t = time.monotonic() - start
+        u.send('stop')
+        u.wait_for('bestmove')
+        u.close()
+        return t
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--engine', default='target/release/pnmate')
+    ap.add_argument('--engine', action='append')
     ap.add_argument('--runs', type=int, default=5)
+    ap.add_argument('--cold-mate', action='store_true', help='time the first proven mate from cold instead')
     args = ap.parse_args()
+    engines = args.engine or ['target/release/pnmate']
+    if args.cold_mate:
+        times = {e: [] for e in engines}
+        for _ in range(args.runs):
+            for e in engines:
+                times[e].append(cold_mate(e))
+        for e in engines:
+            print(f'{e}: first mate from cold, median {statistics.median(times[e]):6.2f} s   '
+                  f'runs {" ".join(f"{t:.2f}" for t in times[e])}')
+        return
+    args.engine = engines[0]
     measures = [('stop', stop_latency), ('isready', isready_latency), ('hash go', hash_go_latency),
                 ('build stop', lambda e: during_build(e, 'stop', 'bestmove')),
                 ('build isready', lambda e: during_build(e, 'isready', 'readyok')),
