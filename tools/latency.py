@@ -22,6 +22,7 @@ alternate, so two builds meet the same machine):
   python3 tools/latency.py --cold-mate --engine OLD --engine NEW --runs 3
 """
 import argparse
+import contextlib
 import os
 import shutil
 import statistics
@@ -90,14 +91,23 @@ def hash_go_latency(engine):
 KQKP = 'position fen 8/2K5/8/8/8/Q7/3p4/5k2 w - - 0 1'
 
 
-def during_build(engine, command, answer):
-    """Seconds from `command` to `answer` 0.3 s into `go infinite` on K+Q v K+P, in a fresh
-    engine with an empty tables cache; `answer` None: the process's exit."""
+@contextlib.contextmanager
+def cold_kqkp(engine):
+    """A fresh engine with an empty tables cache, searching K+Q v K+P (`go infinite`)."""
     cache = tempfile.mkdtemp(prefix='pnmate-latency-')
     try:
         u = Uci(engine, env=dict(os.environ, XDG_CACHE_HOME=cache))
         u.send(KQKP)
         u.send('go infinite')
+        yield u
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def during_build(engine, command, answer):
+    """Seconds from `command` to `answer` 0.3 s into `go infinite` on K+Q v K+P, in a fresh
+    engine with an empty tables cache; `answer` None: the process's exit."""
+    with cold_kqkp(engine) as u:
         time.sleep(0.3)
         start = time.monotonic()
         u.send(command)
@@ -110,18 +120,12 @@ def during_build(engine, command, answer):
             u.wait_for('bestmove')
         u.close()
         return t
-    finally:
-        shutil.rmtree(cache, ignore_errors=True)
 
 
 def cold_mate(engine):
     """Seconds from `go infinite` on K+Q v K+P to the first `score mate`, in a fresh engine
     with an empty tables cache."""
-    cache = tempfile.mkdtemp(prefix='pnmate-latency-')
-    try:
-        u = Uci(engine, env=dict(os.environ, XDG_CACHE_HOME=cache))
-        u.send(KQKP)
-        u.send('go infinite')
+    with cold_kqkp(engine) as u:
         start = time.monotonic()
         for line in u.p.stdout:
             if ' score mate ' in line:
@@ -131,8 +135,6 @@ def cold_mate(engine):
         u.wait_for('bestmove')
         u.close()
         return t
-    finally:
-        shutil.rmtree(cache, ignore_errors=True)
 
 
 def main():
