@@ -222,7 +222,7 @@ def problems_section(pnmate, popeye, popeye_src=None):
         command = [sys.executable, os.path.join(os.path.dirname(__file__), 'popeye_files.py'), '--engine', pnmate,
                    '--popeye', popeye, '--time', f'{POPEYE_FILES_LIMIT:g}'] + files
         text = subprocess.run(command, capture_output=True, text=True).stdout.splitlines()
-        table = [line for line in text if not line.startswith(('DIFFER', '  '))]
+        table = [line for line in text if not line.startswith(('DIFFER', '  popeye only', '  pnmate only'))]
         out += ['Composed problems: Popeye\'s own files, each read whole by both solvers (Popeye with the '
                 'options the file sets, `option intelligent` in intell.inp), one thread each, '
                 f'{POPEYE_FILES_LIMIT:g} s a problem; twins counted one by one, fairy problems left out. '

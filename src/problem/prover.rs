@@ -58,6 +58,10 @@ impl<'a> ProblemSolver<'a> {
         out: &mut Vec<Vec<Move>>,
         cap: usize,
     ) -> Result<(), OutOfLimits> {
+        // The listing walks proven nodes without searching: the clock is read here.
+        if self.solver.monitor.hard_stopped() {
+            return Err(OutOfLimits);
+        }
         if node.pos.stands() == Standing::Won {
             out.push(line.clone());
             return Ok(());

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use shakmaty::{Chess, Color, Move, Position};
+use shakmaty::{Chess, Color, Move, Position, Square};
 
 use super::certify::certify_problem;
 use super::game::Problem;
@@ -139,6 +139,10 @@ impl Shared<'_> {
     }
 }
 
+/// The most solutions for which help and series play stay split by the victim king's
+/// final square (see [`solve_problem`]).
+const SPLIT_SOLUTIONS: usize = 100;
+
 /// Solves `stip` from `pos` with `settings`, showing what `show` asks for in battle play.
 /// With several threads each takes the next first move, all on one table.
 pub fn solve_problem(
@@ -198,12 +202,18 @@ pub fn solve_problem(
     } else {
         let cap = settings.max_solutions.max(1);
         // One search for each square where the victim's king may end: each prunes every
-        // line that cannot end there, and every solution ends on one of them.
-        let targets = problem.final_king_squares(u32::from(plies));
+        // line that cannot end there, and every solution ends on one of them. A problem
+        // with many solutions has them on many squares, each search walking much of the
+        // same tree: past SPLIT_SOLUTIONS it is searched once, whole.
+        let mut targets: Vec<Option<Square>> =
+            problem.final_king_squares(u32::from(plies)).into_iter().map(Some).collect();
         let mut found: Vec<(usize, Vec<Move>)> = Vec::new();
         let mut complete = true;
-        for target in targets {
-            let sub = Problem { target: Some(target), ..problem.clone() };
+        let mut next = 0;
+        while next < targets.len() {
+            let target = targets[next];
+            next += 1;
+            let sub = Problem { target, ..problem.clone() };
             let sub_root = Node::new(sub.clone());
             let shared = Shared { problem: &sub, control: Arc::clone(&shared.control), ..shared };
             let (lines, nodes) = shared.each_move(&moves, |ps, m| {
@@ -224,15 +234,22 @@ pub fn solve_problem(
                     break;
                 }
             }
+            if target.is_some() && found.len() > SPLIT_SOLUTIONS {
+                found.clear();
+                targets = vec![None];
+                next = 0;
+            }
         }
         if complete {
-            // In the order of the first moves, then of the moves' UCI; a line found
-            // under two squares once.
-            let uci = |l: &Vec<Move>| {
-                l.iter().map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string()).collect::<Vec<_>>()
-            };
-            found.sort_by_cached_key(|(i, l)| (*i, uci(l)));
-            found.dedup();
+            if targets.iter().any(Option::is_some) {
+                // In the order of the first moves, then of the moves' UCI; a line found
+                // under two squares once.
+                let uci = |l: &Vec<Move>| {
+                    l.iter().map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string()).collect::<Vec<_>>()
+                };
+                found.sort_by_cached_key(|(i, l)| (*i, uci(l)));
+                found.dedup();
+            }
             let mut all: Vec<Vec<Move>> = found.into_iter().map(|(_, l)| l).collect();
             solved.capped = all.len() >= cap;
             all.truncate(cap);
