@@ -210,17 +210,18 @@ impl Reader<'_, '_> {
         Ok(())
     }
 
-    /// Skips to the end of a problem that failed: the next line that starts with
-    /// `EndProblem` or `NextProblem`.
+    /// Skips to the end of a problem that failed: the next line that holds `EndProblem`
+    /// or `NextProblem` alone (a word of a line with more on it may be another one:
+    /// German `wei` is White, and a prefix of `WeiteresProblem`).
     fn skip_problem(&mut self) -> End {
         loop {
             let start = self.tokens.at_line_start();
             let Some(t) = self.tokens.next() else { return End::Input };
-            if start
-                && t.len() >= 3
-                && let Some(end) = self.end_of(t)
-            {
-                return end;
+            if start && t.len() >= 3 {
+                let alone = self.tokens.peek().is_none() || self.tokens.at_line_start();
+                if let Some(end) = self.end_of(t).filter(|_| alone) {
+                    return end;
+                }
             }
             self.tokens.rest_of_line();
         }
@@ -345,5 +346,9 @@ mod tests {
         assert_eq!(input.problems[0].as_ref().unwrap_err().line, 3);
         assert_eq!(fen(&input.problems[1].as_ref().unwrap().twins[0].pos), "k7/8/1K6/8/8/8/8/2Q5 w - - 0 1");
         assert!(parse("pieces white ka1 black ka8 stip #2 end").is_err(), "no BeginProblem");
+        // After a fairy problem, `wei` (White) at a line's start does not start the next.
+        let input = parse("anfang\nford #2\nbed circe\nste\nwei kc8 bb6\nsch ka8 ba7\nweiter\nford #1\nste wei kb6 dc1 sch ka8\nende\n").unwrap();
+        assert_eq!(input.problems.len(), 2);
+        assert!(input.problems[0].is_err() && input.problems[1].is_ok());
     }
 }
