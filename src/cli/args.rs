@@ -78,20 +78,25 @@ impl GameArgs {
     /// a note that they are not used. An error when the option names no readable table.
     pub fn syzygy(&self, variant: Option<Variant>) -> Result<Option<Arc<SyzygyTables>>, CliError> {
         let Some(paths) = self.syzygy.as_deref() else { return Ok(None) };
-        let (tables, loaded) = SyzygyTables::load(paths, usize::MAX);
-        for problem in &loaded.problems {
-            eprintln!("{problem}");
-        }
-        let Some(tables) = tables else {
-            return Err(CliError::Syzygy { paths: paths.to_string(), summary: loaded.summary() });
-        };
-        eprintln!("{}", loaded.summary());
+        let tables = load_syzygy(paths)?;
         if let Some(v) = variant {
             eprintln!("--syzygy: the tables are not used in {} (chess only)", v.uci());
             return Ok(None);
         }
         Ok(Some(tables))
     }
+}
+
+/// The Syzygy tables in `paths`, saying on stderr what was found; an error when none is
+/// readable.
+pub fn load_syzygy(paths: &str) -> Result<Arc<SyzygyTables>, CliError> {
+    let (tables, loaded) = SyzygyTables::load(paths, usize::MAX);
+    for problem in &loaded.problems {
+        eprintln!("{problem}");
+    }
+    let tables = tables.ok_or_else(|| CliError::Syzygy { paths: paths.to_string(), summary: loaded.summary() })?;
+    eprintln!("{}", loaded.summary());
+    Ok(tables)
 }
 
 /// What a problem's solution shows in battle play, and how many help or series solutions

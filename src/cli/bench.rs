@@ -1,8 +1,7 @@
 //! `pnmate bench`: fixed positions to a fixed node limit (the signature a commit that
 //! changes the search quotes), or the long mates until their first proof.
 
-use pnmate::knowledge::tablebase::SyzygyTables;
-
+use super::args::load_syzygy;
 use super::error::CliError;
 
 /// Options of the `bench` subcommand.
@@ -44,14 +43,7 @@ pub fn run(args: &BenchArgs) -> Result<i32, CliError> {
     println!("{} nodes {} nps", r.nodes, r.nps());
     eprintln!("exact tables built in {} ms, left out of the nps", r.tables.as_millis());
     let Some(paths) = args.syzygy.as_deref() else { return Ok(0) };
-    let (tables, loaded) = SyzygyTables::load(paths, usize::MAX);
-    for problem in &loaded.problems {
-        eprintln!("{problem}");
-    }
-    let Some(tables) = tables else {
-        return Err(CliError::Syzygy { paths: paths.to_string(), summary: loaded.summary() });
-    };
-    eprintln!("{}", loaded.summary());
+    let tables = load_syzygy(paths)?;
     let [without, with] = pnmate::bench::outside_tables(args.nodes, &tables);
     for (label, runs) in [("without tables", without), ("with tables", with)] {
         let nps: Vec<String> = runs.iter().map(|r| r.nps().to_string()).collect();
