@@ -90,24 +90,29 @@ impl Problem {
     /// end it (that side only passes), unless stalemate is the goal: then the wrong side
     /// is stalemated and the series is over.
     pub fn stands(&self) -> Standing {
-        self.stands_with_moves().0
+        self.stands_with_moves(&mut MoveList::new())
     }
 
-    /// How the problem stands, and where it is open the moves the stipulation allows.
-    fn stands_with_moves(&self) -> (Standing, MoveList) {
-        let mut real = MoveList::new();
-        legal_moves(&self.pos, &mut real);
+    /// How the problem stands, with the moves the stipulation allows put in `allowed`
+    /// where it is open (filled in place: a move list is large to copy).
+    fn stands_with_moves(&self, allowed: &mut MoveList) -> Standing {
+        allowed.clear();
+        legal_moves(&self.pos, allowed);
         // A side that waits out a series passes even where it has no move (stalemated),
         // unless a stalemate is the goal: then it was reached by the wrong side.
         let passing = self.stip.series_side().is_some_and(|s| s != self.pos.turn())
             && !self.pos.is_check()
-            && !(real.is_empty() && self.stip.goal == Goal::Stalemate);
-        if real.is_empty() && !passing {
-            return (if self.met(&real) { Standing::Won } else { Standing::Over }, real);
+            && !(allowed.is_empty() && self.stip.goal == Goal::Stalemate);
+        if allowed.is_empty() && !passing {
+            return if self.met(allowed) { Standing::Won } else { Standing::Over };
         }
-        let mut allowed = MoveList::new();
-        self.allowed_moves(&real, &mut allowed);
-        (if allowed.is_empty() { Standing::Over } else { Standing::Open }, allowed)
+        if self.stip.series_side().is_none() && !self.stip.reflex() {
+            // Every legal move is allowed.
+            return Standing::Open;
+        }
+        let real = allowed.clone();
+        self.allowed_moves(&real, allowed);
+        if allowed.is_empty() { Standing::Over } else { Standing::Open }
     }
 
     /// The exact value of an open position with one ply left, whose allowed moves are
@@ -178,6 +183,18 @@ impl Problem {
     fn goal_in_reach(&self, key: u64, plies: u32) -> bool {
         let goal = Final { victim: self.stip.victim(), mate: self.stip.goal == Goal::Mate, king: self.target };
         reach::reachable_recent(key, &self.pos, goal, self.moves_left(plies))
+    }
+
+    /// Whether the victim's king, where the search is split by its final square, can still
+    /// get there within `plies`: a king step covers one square, castling is left to the
+    /// full bound ([`reach`]). A cheap first test, before a child's moves are generated.
+    fn king_in_reach(&self, plies: u32) -> bool {
+        let Some(k) = self.target else { return true };
+        let victim = self.stip.victim();
+        let Some(king) = self.pos.board().king_of(victim) else { return true };
+        king == k
+            || self.pos.castles().has_color(victim)
+            || king.distance(k) <= u32::from(self.moves_left(plies).victim)
     }
 
     /// The squares where the victim's king may end a line that meets the goal within
@@ -359,11 +376,26 @@ impl Expand for Problem {
         let within = r.pred();
         let keys = e.tree.keys;
         let child_or = node.pos.or_after(or);
+        let mut replies = MoveList::new();
         for &m in &moves {
             let child = node.play(m);
             e.monitor.count(1);
             let key = keys.of(&child, within);
-            let (standing, replies) = child.pos.stands_with_moves();
+            // Fetched while the child's moves are generated: it is probed below.
+            e.tree.tt.prefetch(key);
+            if within > Plies::ZERO && !child.pos.king_in_reach(u32::from(within.get())) {
+                // The king cannot get to the square this search is fixed to: no line from
+                // here ends there.
+                children.push(Child {
+                    mv: m,
+                    key,
+                    value: Value::disproven(within.succ()),
+                    class: MoveClass::Quiet,
+                    probed: true,
+                });
+                continue;
+            }
+            let standing = child.pos.stands_with_moves(&mut replies);
             let value = match standing {
                 Standing::Won => Value::proven(Plies::ZERO),
                 Standing::Over => Value::disproven(Plies::INFINITE),

@@ -15,6 +15,8 @@
 
 use std::sync::OnceLock;
 
+use rustc_hash::FxHashMap;
+
 use shakmaty::attacks::{king_attacks, knight_attacks, pawn_attacks};
 use shakmaty::{Bitboard, Board, CastlingSide, Chess, Color, Position, Role, Square};
 
@@ -243,6 +245,18 @@ impl Man {
         best
     }
 
+    /// What a man's options around `k` with `budget` moves depend on: its kind, square
+    /// and castlings (a pawn's promotions follow from its square).
+    fn key(&self, budget: u8, k: Square) -> u64 {
+        let castled = |c: Option<Square>| c.map_or(64, u64::from);
+        kind_index(self.role, self.color) as u64
+            | u64::from(self.sq) << 3
+            | castled(self.castled[0]) << 9
+            | castled(self.castled[1]) << 16
+            | u64::from(budget) << 23
+            | u64::from(k) << 31
+    }
+
     /// The fewest moves to a promotion.
     fn promotion_moves(&self) -> u8 {
         self.promotion.iter().copied().min().unwrap_or(FAR)
@@ -415,12 +429,24 @@ struct Search {
     options: Vec<Vec<Option_>>,
     /// Per man of the mating side: the cheapest of its options that covers each flight.
     cover_cost: Vec<[u8; 8]>,
+    /// Options and cover costs by [`Man::key`], kept between questions: most men stand
+    /// still from a node to its children.
+    known_options: FxHashMap<u64, (Vec<Option_>, [u8; 8])>,
+    /// Guard costs by [`Man::key`] with the guarded square for k.
+    known_guards: FxHashMap<u64, u8>,
+    /// A victim's man's squares at each cost, by [`Man::key`].
+    known_victim_ends: FxHashMap<u64, Levels>,
+    /// Whether `ends` holds each man's ends for this question.
+    ends_ready: Vec<bool>,
     /// Per victim's man: its cost to hold each flight.
     blocks: Vec<[u8; 8]>,
     /// Men placed so far, as bits.
     used_mater: u32,
     used_victims: u32,
 }
+
+/// The most entries of what `Search` knows of men before it forgets them.
+const KNOWN: usize = 1 << 17;
 
 /// A guard cost not computed yet.
 const UNKNOWN: u8 = u8::MAX;
@@ -429,6 +455,11 @@ impl Search {
     /// Whether some final position of the goal fits within `moves` ([`reachable`]).
     fn reachable(&mut self, pos: &Chess, goal: Final, moves: Moves) -> bool {
         let Final { victim, mate, king: only } = goal;
+        if self.known_options.len() + self.known_guards.len() + self.known_victim_ends.len() > KNOWN {
+            self.known_options.clear();
+            self.known_guards.clear();
+            self.known_victim_ends.clear();
+        }
         let Some(king) = pos.board().king_of(victim) else { return true };
         men_of(pos, victim, &mut self.victims);
         let Some(king_man) = self.victims.iter().copied().find(|m| m.role == Role::King && m.sq == king) else {
@@ -436,19 +467,28 @@ impl Search {
         };
         self.victims.retain(|m| m.role != Role::King);
         men_of(pos, !victim, &mut self.mater);
+        // A man's ends are worked out when first asked for (most answers come from
+        // what is known of men on the same squares).
         self.ends.resize_with(self.mater.len(), Vec::new);
-        for (m, out) in self.mater.iter().zip(self.ends.iter_mut()) {
-            m.ends(moves.mater, out);
-        }
+        self.ends_ready.clear();
+        self.ends_ready.resize(self.mater.len(), false);
         // A victim's man holds a flight as whatever it is by then: a pawn may promote
         // first, a rook may have castled.
         self.victim_ends.clear();
         for m in &self.victims {
-            m.ends(moves.victim, &mut self.scratch);
-            let mut all = [Bitboard::EMPTY; LAST + 1];
-            for (_, lv) in &self.scratch {
-                add_shifted(&mut all, lv, 0);
-            }
+            let known = m.key(moves.victim, Square::A1);
+            let all = match self.known_victim_ends.get(&known) {
+                Some(all) => *all,
+                None => {
+                    m.ends(moves.victim, &mut self.scratch);
+                    let mut all = [Bitboard::EMPTY; LAST + 1];
+                    for (_, lv) in &self.scratch {
+                        add_shifted(&mut all, lv, 0);
+                    }
+                    self.known_victim_ends.insert(known, all);
+                    all
+                }
+            };
             self.victim_ends.push(all);
         }
         self.guard_cost.clear();
@@ -457,9 +497,10 @@ impl Search {
         self.steps = 0;
         // The king's squares nearest first: a near final square is the likeliest to fit.
         self.squares.clear();
-        for k in Square::ALL {
+        let candidates = only.map_or(Bitboard::FULL, Bitboard::from);
+        for k in candidates {
             let d = king_man.to(k, Role::King);
-            if d <= moves.victim && only.is_none_or(|o| o == k) {
+            if d <= moves.victim {
                 self.squares.push((d, k));
             }
         }
@@ -492,6 +533,12 @@ impl Search {
         if known != UNKNOWN {
             return known;
         }
+        let known_key = self.mater[i].key(self.budget, f);
+        if let Some(&best) = self.known_guards.get(&known_key) {
+            self.guard_cost[i][usize::from(f)] = best;
+            return best;
+        }
+        self.ready_ends(i);
         let color = self.mater[i].color;
         let best = self.ends[i]
             .iter()
@@ -499,7 +546,16 @@ impl Search {
             .min()
             .unwrap_or(FAR);
         self.guard_cost[i][usize::from(f)] = best;
+        self.known_guards.insert(known_key, best);
         best
+    }
+
+    /// Works out the ends of man `i` of the mating side, once per question.
+    fn ready_ends(&mut self, i: usize) {
+        if !self.ends_ready[i] {
+            self.mater[i].ends(self.budget, &mut self.ends[i]);
+            self.ends_ready[i] = true;
+        }
     }
 
     /// The fewest moves for a victim's man other than the king to stand on `f`.
@@ -550,8 +606,19 @@ impl Search {
         let top = usize::from(budget.mater).min(LAST);
         let mut options = std::mem::take(&mut self.options);
         options.resize_with(self.mater.len(), Vec::new);
+        self.cover_cost.clear();
         for (i, out) in options.iter_mut().enumerate() {
+            let known = self.mater[i].key(budget.mater, k);
+            if let Some((opts, costs)) = self.known_options.get(&known) {
+                out.clone_from(opts);
+                self.cover_cost.push(*costs);
+                continue;
+            }
             out.clear();
+            if !self.ends_ready[i] {
+                self.mater[i].ends(self.budget, &mut self.ends[i]);
+                self.ends_ready[i] = true;
+            }
             let color = self.mater[i].color;
             // The cheapest cost of each (covers, checks) pair found so far: a pair seen
             // again at no lower cost is dominated.
@@ -577,12 +644,8 @@ impl Search {
                     }
                 }
             }
-        }
-        self.options = options;
-        self.cover_cost.clear();
-        for options in &self.options {
             let mut costs = [FAR; 8];
-            for o in options {
+            for o in out.iter() {
                 for (bit, c) in costs.iter_mut().enumerate() {
                     if o.covers & (1 << bit) != 0 {
                         *c = (*c).min(o.cost);
@@ -590,7 +653,9 @@ impl Search {
                 }
             }
             self.cover_cost.push(costs);
+            self.known_options.insert(known, (out.clone(), costs));
         }
+        self.options = options;
         self.blocks.clear();
         for lv in &self.victim_ends {
             let mut costs = [FAR; 8];
