@@ -29,7 +29,7 @@ use crate::chess::node::Node;
 use crate::dfpn::children::{Child, Expansion, MoveClass};
 use crate::dfpn::expand::{Expand, Expander};
 use crate::dfpn::pndn::PnDn;
-use crate::dfpn::tree::RootMoves;
+use crate::dfpn::tree::{RootMoves, Tree};
 use crate::dfpn::value::Value;
 use crate::knowledge::{CHESS_REACH, Know, Reach, SearchLimits};
 use crate::problem::reach::{self, Final, Moves};
@@ -330,6 +330,23 @@ impl Game for Problem {
     }
 }
 
+/// A child's value from the table, or lost within its `within` plies where no final
+/// position fits the moves left ([`reach`]; stored, as the last ply's values are); None
+/// where neither settles it.
+fn judged_by_bound(tree: &Tree<'_>, pos: &Problem, hash: u64, key: u64, within: Plies) -> Option<Value> {
+    if let Some(known) = tree.known(key, within) {
+        return Some(known);
+    }
+    if pos.goal_in_reach(hash, u32::from(within.get())) {
+        return None;
+    }
+    let value = Value::disproven(within.succ());
+    let record =
+        Record { bound: within, pn: value.pn.0, dn: value.dn.0, mate: value.mate, work: 0, best: MoveCode::NONE };
+    tree.tt.store(key, &record);
+    Some(value)
+}
+
 /// A problem's solver knows nothing beyond the rules and the stipulation.
 pub struct Rules;
 
@@ -395,41 +412,43 @@ impl Expand for Problem {
                 });
                 continue;
             }
-            let standing = child.pos.stands_with_moves(&mut replies);
-            let value = match standing {
-                Standing::Won => Value::proven(Plies::ZERO),
-                Standing::Over => Value::disproven(Plies::INFINITE),
-                Standing::Open if within == Plies::ZERO => Value::disproven(Plies::new(1)),
-                Standing::Open if within == Plies::new(1) => e.tree.known(key, within).unwrap_or_else(|| {
-                    // Stored, since a node's children are judged again at each visit.
-                    let (value, best) = child.pos.last_ply(&replies, child_or);
-                    let mate = value.mate;
-                    e.tree
-                        .tt
-                        .store(key, &Record { bound: within, pn: value.pn.0, dn: value.dn.0, mate, work: 0, best });
-                    value
-                }),
-                Standing::Open => e.tree.known(key, within).unwrap_or_else(|| {
-                    if !child.pos.goal_in_reach(child.hash, u32::from(within.get())) {
-                        // No final position fits the moves left: lost within them. Stored,
-                        // as the last ply's values are.
-                        let value = Value::disproven(within.succ());
-                        let record = Record {
-                            bound: within,
-                            pn: value.pn.0,
-                            dn: value.dn.0,
-                            mate: value.mate,
-                            work: 0,
-                            best: MoveCode::NONE,
+            // In a search fixed to a final king square most children fail the bound: it
+            // is asked first there, and their moves are never generated.
+            let bound_first = within > Plies::new(1) && child.pos.target.is_some();
+            let judged = if bound_first { judged_by_bound(e.tree, &child.pos, child.hash, key, within) } else { None };
+            let value = match judged {
+                Some(value) => value,
+                None => match child.pos.stands_with_moves(&mut replies) {
+                    Standing::Won => Value::proven(Plies::ZERO),
+                    Standing::Over => Value::disproven(Plies::INFINITE),
+                    Standing::Open if within == Plies::ZERO => Value::disproven(Plies::new(1)),
+                    Standing::Open if within == Plies::new(1) => e.tree.known(key, within).unwrap_or_else(|| {
+                        // Stored, since a node's children are judged again at each visit.
+                        let (value, best) = child.pos.last_ply(&replies, child_or);
+                        let mate = value.mate;
+                        e.tree
+                            .tt
+                            .store(key, &Record { bound: within, pn: value.pn.0, dn: value.dn.0, mate, work: 0, best });
+                        value
+                    }),
+                    Standing::Open => {
+                        let judged = if bound_first {
+                            None
+                        } else {
+                            judged_by_bound(e.tree, &child.pos, child.hash, key, within)
                         };
-                        e.tree.tt.store(key, &record);
-                        return value;
+                        judged.unwrap_or_else(|| {
+                            // The child's moves: all must fail where it is an OR node, all
+                            // must succeed where it is an AND node.
+                            let replies = replies.len().max(1) as u32;
+                            if child_or {
+                                Value::open(PnDn::ONE, PnDn(replies))
+                            } else {
+                                Value::open(PnDn(replies), PnDn::ONE)
+                            }
+                        })
                     }
-                    // The child's moves: all must fail where it is an OR node, all must
-                    // succeed where it is an AND node.
-                    let replies = replies.len().max(1) as u32;
-                    if child_or { Value::open(PnDn::ONE, PnDn(replies)) } else { Value::open(PnDn(replies), PnDn::ONE) }
-                }),
+                },
             };
             if or && value.is_proven() && value.mate.at_most == Plies::ZERO {
                 return Expansion::Decided(Value::proven(Plies::new(1)), MoveCode::of(m));
