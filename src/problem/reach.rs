@@ -808,6 +808,39 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_does_not_depend_on_the_questions_asked_before() {
+        // The bound keeps what it worked out for men on squares between questions; each
+        // answer must still be the one a fresh search gives, whatever came before.
+        let positions = [
+            "r3k2r/p7/7b/n7/8/4N3/1q3pK1/5B2 b kq - 0 1",
+            "8/8/8/8/4B3/8/p4K2/7k b - - 0 1",
+            "6r1/3B2p1/1p4r1/p2p2p1/2k1Nbpq/np3pnR/4P2K/1b6 b - - 0 1",
+            "8/8/8/3k4/8/8/8/R3K3 b - - 0 1",
+        ];
+        let mut questions = Vec::new();
+        for fen in positions {
+            for (mater, victim) in [(0, 3), (1, 0), (1, 1), (2, 2), (3, 3), (5, 4)] {
+                for king in [None, Some(Square::A1), Some(Square::C4), Some(Square::G8), Some(Square::H1)] {
+                    questions.push((fen, Final { king, ..BLACK_MATED }, Moves { mater, victim }));
+                }
+            }
+        }
+        let fresh: Vec<bool> =
+            questions.iter().map(|&(fen, goal, moves)| Search::default().reachable(&pos(fen), goal, moves)).collect();
+        assert!(fresh.iter().any(|&a| a) && fresh.iter().any(|&a| !a));
+        // Forward (small budgets before large ones), backward, and strided.
+        let n = questions.len();
+        let orders: [Vec<usize>; 3] = [(0..n).collect(), (0..n).rev().collect(), (0..n).map(|i| i * 7 % n).collect()];
+        for order in orders {
+            let mut kept = Search::default();
+            for i in order {
+                let (fen, goal, moves) = questions[i];
+                assert_eq!(kept.reachable(&pos(fen), goal, moves), fresh[i], "{fen} {goal:?} {moves:?}");
+            }
+        }
+    }
+
+    #[test]
     fn a_victim_pawn_may_promote_to_hold_a_flight() {
         // Be4 checks h1, Kf2 holds g1 and g2; only a black man on h2 stops the king, and
         // the a-pawn gets there as a rook: a1=R, Ra1-a2 (or -h1), -h2.

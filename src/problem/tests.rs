@@ -154,6 +154,27 @@ fn a_composed_helpmate_is_solved_with_its_goal_in_reach() {
 }
 
 #[test]
+fn a_king_that_walks_across_the_board_is_followed_to_its_final_square() {
+    // K+B v K+N: the black king walks b3-h1 in seven moves; Popeye 4.104 (intelligent
+    // mode) prints this one solution. Every node on the way keeps the king within reach
+    // of h1, the square its search is fixed to.
+    assert_lines(
+        "8/8/8/8/8/1k6/5nB1/2K5 b - - 0 1",
+        "h#8",
+        &["1.Kb3-c3 Kc1-b1 2.Kc3-d2 Bg2-f1 3.Kd2-e1 Kb1-c2 4.Sf2-h3 Kc2-d3 5.Ke1-f2 Kd3-e4 \
+           6.Kf2-g1 Ke4-f3 7.Kg1-h1 Kf3-g3 8.Sh3-g1 Bf1-g2 #"],
+    );
+    // K+P v K: b2-h6 is six king steps, every black move of the h#6; Popeye 4.104's one
+    // solution.
+    assert_lines(
+        "8/8/8/7K/7P/8/1k6/8 b - - 0 1",
+        "h#6",
+        &["1.Kb2-c3 Kh5-g4 2.Kc3-d4 h4-h5 3.Kd4-e5 h5-h6 4.Ke5-f6 h6-h7 5.Kf6-g7 Kg4-f5 \
+           6.Kg7-h6 h7-h8=Q #"],
+    );
+}
+
+#[test]
 fn a_position_whose_side_to_move_is_not_the_first_mover_is_refused() {
     let pos: Chess =
         "k7/8/pK6/8/8/8/8/6Q1 w - - 0 1".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
