@@ -95,23 +95,16 @@ impl Man {
 /// each cost on an empty board.
 fn levels(role: Role, color: Color, from: Square) -> &'static Levels {
     static TABLE: OnceLock<Vec<Levels>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        let mut out = Vec::with_capacity(KINDS.len() * 64);
-        for (role, color) in KINDS {
-            for a in Square::ALL {
-                let mut lv = [Bitboard::EMPTY; LAST + 1];
-                for b in Square::ALL {
-                    let d = travel(role, color, a, b);
-                    if d < FAR {
-                        lv[usize::from(d).min(LAST)].add(b);
-                    }
-                }
-                out.push(lv);
+    per_kind(&TABLE, role, color, from, |role, color, a| {
+        let mut lv = [Bitboard::EMPTY; LAST + 1];
+        for b in Square::ALL {
+            let d = travel(role, color, a, b);
+            if d < FAR {
+                lv[usize::from(d).min(LAST)].add(b);
             }
         }
-        out
-    });
-    &table[kind_index(role, color) * 64 + usize::from(from)]
+        lv
+    })
 }
 
 /// `lv` with every cost raised by `by`, OR-ed into `into`.
@@ -286,32 +279,38 @@ struct Around {
 
 fn around(role: Role, color: Color, k: Square) -> &'static Around {
     static TABLE: OnceLock<Vec<Around>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        let mut out = Vec::with_capacity(KINDS.len() * 64);
-        for (role, color) in KINDS {
-            for k in Square::ALL {
-                let mut covers_from = [0u8; 64];
-                let mut relevant = attackers_of(role, color, k);
-                for (bit, f) in king_attacks(k).into_iter().enumerate() {
-                    relevant |= attackers_of(role, color, f);
-                    for s in attackers_of(role, color, f).without(f) {
-                        covers_from[usize::from(s)] |= 1 << bit;
-                    }
-                }
-                // Kings never stand side by side; no man stands on the king's square.
-                relevant.discard(k);
-                let checking = if role == Role::King {
-                    relevant &= !king_attacks(k);
-                    Bitboard::EMPTY
-                } else {
-                    attackers_of(role, color, k)
-                };
-                out.push(Around { covers_from, checking, relevant });
+    per_kind(&TABLE, role, color, k, |role, color, k| {
+        let mut covers_from = [0u8; 64];
+        let mut relevant = attackers_of(role, color, k);
+        for (bit, f) in king_attacks(k).into_iter().enumerate() {
+            relevant |= attackers_of(role, color, f);
+            for s in attackers_of(role, color, f).without(f) {
+                covers_from[usize::from(s)] |= 1 << bit;
             }
         }
-        out
-    });
-    &table[kind_index(role, color) * 64 + usize::from(k)]
+        // Kings never stand side by side; no man stands on the king's square.
+        relevant.discard(k);
+        let checking = if role == Role::King {
+            relevant &= !king_attacks(k);
+            Bitboard::EMPTY
+        } else {
+            attackers_of(role, color, k)
+        };
+        Around { covers_from, checking, relevant }
+    })
+}
+
+/// The entry of a man of `role` and `color` on `sq` in `table`, which is built once with
+/// `build` for every kind of man and square.
+fn per_kind<T>(
+    table: &'static OnceLock<Vec<T>>,
+    role: Role,
+    color: Color,
+    sq: Square,
+    build: fn(Role, Color, Square) -> T,
+) -> &'static T {
+    let table = table.get_or_init(|| KINDS.iter().flat_map(|&(r, c)| Square::ALL.map(|s| build(r, c, s))).collect());
+    &table[kind_index(role, color) * 64 + usize::from(sq)]
 }
 
 /// The kinds of men whose moves differ: the pieces, and a pawn of each colour.
@@ -615,10 +614,7 @@ impl Search {
                 continue;
             }
             out.clear();
-            if !self.ends_ready[i] {
-                self.mater[i].ends(self.budget, &mut self.ends[i]);
-                self.ends_ready[i] = true;
-            }
+            self.ready_ends(i);
             let color = self.mater[i].color;
             // The cheapest cost of each (covers, checks) pair found so far: a pair seen
             // again at no lower cost is dominated.
