@@ -20,7 +20,7 @@ use shakmaty::{
     RemainingChecks, Role, Square,
 };
 
-use crate::chess::checks::mates_by;
+use crate::chess::checks::{CheckInfo, legal_checks, mates_by};
 use crate::chess::game::{Game, Standing};
 use crate::chess::mate_len::Plies;
 use crate::chess::movecode::MoveCode;
@@ -133,6 +133,15 @@ impl Problem {
         let won = settles.is_some() == or;
         let value = if won { Value::proven(Plies::new(1)) } else { Value::disproven(Plies::new(2)) };
         (value, settles.map_or(MoveCode::NONE, MoveCode::of))
+    }
+
+    /// Whether the side to move meets the goal only with a legal move that mates, any of
+    /// its legal moves allowed: then only its checks need be looked at.
+    fn mates_only_by_checks(&self) -> bool {
+        self.stip.goal == Goal::Mate
+            && !self.stip.reflex()
+            && self.pos.turn() != self.stip.victim()
+            && self.stip.series_side().is_none_or(|s| s == self.pos.turn())
     }
 
     /// The moves the stipulation allows, from the legal moves `real`: in a series the
@@ -418,6 +427,19 @@ impl Expand for Problem {
             let judged = if bound_first { judged_by_bound(e.tree, &child.pos, child.hash, key, within) } else { None };
             let value = match judged {
                 Some(value) => value,
+                // The last ply of the side that mates: only a check can mate, and only
+                // checks are generated (a side with no move at all has no mate either).
+                None if within == Plies::new(1) && child_or && child.pos.mates_only_by_checks() => {
+                    e.tree.known(key, within).unwrap_or_else(|| {
+                        legal_checks(&child.pos.pos, &CheckInfo::new(&child.pos.pos), &mut replies);
+                        let (value, best) = child.pos.last_ply(&replies, child_or);
+                        let mate = value.mate;
+                        e.tree
+                            .tt
+                            .store(key, &Record { bound: within, pn: value.pn.0, dn: value.dn.0, mate, work: 0, best });
+                        value
+                    })
+                }
                 None => match child.pos.stands_with_moves(&mut replies) {
                     Standing::Won => Value::proven(Plies::ZERO),
                     Standing::Over => Value::disproven(Plies::INFINITE),

@@ -7,7 +7,7 @@ use super::*;
 use crate::limits::Budget;
 use crate::problem::language::Language;
 use crate::problem::stipulation::Stipulation;
-use shakmaty::{CastlingMode, Chess, fen::Fen};
+use shakmaty::{CastlingMode, Chess, Move, Position, fen::Fen};
 
 fn solved(fen: &str, stip: &str) -> (Chess, Stipulation, Solved) {
     let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
@@ -680,4 +680,56 @@ fn two_threads_list_the_same_help_solutions_as_one() {
     let one = solve(1);
     assert_eq!((one.0, one.1, one.2.len()), (Verdict::Solution, false, 4373));
     assert_eq!(solve(2), one);
+}
+
+/// Every helpmate of `pos` in `plies` plies or fewer, found by trying every line: moves
+/// that do not end the game, the last one White's mate.
+fn every_helpmate(pos: &Chess, plies: u32) -> Vec<Vec<Move>> {
+    fn walk(pos: &Chess, plies: u32, line: &mut Vec<Move>, out: &mut Vec<Vec<Move>>) {
+        for m in pos.legal_moves() {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            line.push(m);
+            if after.is_checkmate() {
+                if pos.turn() == shakmaty::Color::White {
+                    out.push(line.clone());
+                }
+            } else if plies > 1 && !after.legal_moves().is_empty() {
+                walk(&after, plies - 1, line, out);
+            }
+            line.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(pos, plies, &mut Vec::new(), &mut out);
+    out.sort_by_key(|l| format!("{l:?}"));
+    out
+}
+
+#[test]
+fn the_last_ply_finds_mates_by_castling_en_passant_promotion_and_discovery() {
+    // Random positions (drawn with python-chess) whose helpmates in one include mates by
+    // castling, en passant, promotion and discovered check; the prover looks only at the
+    // mating side's checks on its last ply, and must list every line a full search finds,
+    // in two moves or fewer.
+    let cases = [
+        ("8/8/8/8/4b3/3P1k2/6R1/2BNK2R b K - 0 1", 7),
+        ("3N1R2/8/3kPPpp/8/b7/2Q5/8/R3K2R b KQ - 0 1", 5),
+        ("6q1/kp1PR3/P7/8/8/2p5/4P3/R3K2R b KQ - 0 1", 4),
+        ("N1KQ4/5p2/1p2R3/4P3/5Q2/8/4k3/4n3 b - - 0 1", 8),
+        // After e7-e5, only d5xe6 e.p. mates.
+        ("k5q1/4pQ2/8/3P4/4Q1P1/1K4Q1/8/8 b - - 0 1", 3),
+    ];
+    for (fen, in_one) in cases {
+        let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+        let settings = ProblemSettings { max_solutions: 100_000, ..ProblemSettings::default() };
+        let solved = solve_problem(pos.clone(), "h#2".parse().unwrap(), settings, tree::Show::default()).unwrap();
+        let want = every_helpmate(&pos, 4);
+        assert_eq!(want.iter().filter(|l| l.len() == 2).count(), in_one, "{fen}");
+        let got: std::collections::BTreeSet<String> = solved.solutions.iter().map(|l| format!("{l:?}")).collect();
+        let want: std::collections::BTreeSet<String> = want.iter().map(|l| format!("{l:?}")).collect();
+        assert!(!solved.capped, "{fen}");
+        assert_eq!(got.difference(&want).collect::<Vec<_>>(), Vec::<&String>::new(), "{fen}: not helpmates");
+        assert_eq!(want.difference(&got).collect::<Vec<_>>(), Vec::<&String>::new(), "{fen}: missed");
+    }
 }
