@@ -439,6 +439,13 @@ struct Search {
     ends_ready: Vec<bool>,
     /// Per victim's man: its cost to hold each flight.
     blocks: Vec<[u8; 8]>,
+    /// The squares of the mating side's men.
+    mater_squares: Bitboard,
+    /// The rank a victim's pawn reaches with its double step (where it may be taken en
+    /// passant).
+    passed_rank: Bitboard,
+    /// Whether the victim is in check where the question is asked.
+    in_check: bool,
     /// Men placed so far, as bits.
     used_mater: u32,
     used_victims: u32,
@@ -466,6 +473,9 @@ impl Search {
         };
         self.victims.retain(|m| m.role != Role::King);
         men_of(pos, !victim, &mut self.mater);
+        self.mater_squares = pos.board().by_color(!victim);
+        self.in_check = pos.turn() == victim && pos.is_check();
+        self.passed_rank = Bitboard::from(victim.fold_wb(shakmaty::Rank::Fourth, shakmaty::Rank::Fifth));
         // A man's ends are worked out when first asked for (most answers come from
         // what is known of men on the same squares).
         self.ends.resize_with(self.mater.len(), Vec::new);
@@ -598,6 +608,18 @@ impl Search {
         blocks <= u32::from(budget.victim)
     }
 
+    /// Whether man `i` of the mating side, where it stands, may give the mate's check to
+    /// k with `moves` moves of its side left. Before the mating move the victim (to be
+    /// mated on k) was not in check, so the mating move made the check: a man that never
+    /// moves checks only by a discovery, a man of its side leaving the line between it
+    /// and k (there already, with one move left: two moves bring one there and away) or
+    /// an en passant capture of a pawn that stepped onto it. A knight or a man next to k
+    /// has no line to open. A victim in check now may be mated already: no such rule.
+    fn may_check_standing(&self, i: usize, k: Square, moves: u8) -> bool {
+        let line = shakmaty::attacks::between(self.mater[i].sq, k);
+        self.in_check || moves >= 2 || (moves >= 1 && (line & (self.mater_squares | self.passed_rank)).any())
+    }
+
     /// The flights of k and every man's ways to end around it.
     fn prepare(&mut self, k: Square, budget: Moves) {
         self.flights.clear();
@@ -607,7 +629,8 @@ impl Search {
         options.resize_with(self.mater.len(), Vec::new);
         self.cover_cost.clear();
         for (i, out) in options.iter_mut().enumerate() {
-            let known = self.mater[i].key(budget.mater, k);
+            let standing = self.may_check_standing(i, k, budget.mater);
+            let known = self.mater[i].key(budget.mater, k) | u64::from(standing) << 40;
             if let Some((opts, costs)) = self.known_options.get(&known) {
                 out.clone_from(opts);
                 self.cover_cost.push(*costs);
@@ -625,7 +648,7 @@ impl Search {
                 for (cost, level) in lv.iter().enumerate().take(top + 1) {
                     for s in *level & around.relevant {
                         let covers = around.covers_from[usize::from(s)];
-                        let checks = around.checking.contains(s);
+                        let checks = around.checking.contains(s) && (standing || cost > 0 || s != self.mater[i].sq);
                         let pair = usize::from(covers) << 1 | usize::from(checks);
                         let cost = cost as u8;
                         if seen[pair] <= cost {
@@ -834,6 +857,26 @@ mod tests {
                 assert_eq!(kept.reachable(&pos(fen), goal, moves), fresh[i], "{fen} {goal:?} {moves:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_man_that_stands_still_checks_only_by_a_discovery() {
+        // Sf7 attacks h8, where the bound would have the king go, from where it stands;
+        // its check cannot be made in one move (the black king may not step into it, and
+        // the knight reaches neither f7 nor g6 again), and nothing else of White's ever
+        // checks h8: out of reach with one move each, in reach with two for White.
+        let p = pos("6k1/5Npp/8/8/2B5/8/8/K7 b - - 0 1");
+        let h8 = Final { king: Some(Square::H8), ..BLACK_MATED };
+        assert!(!reachable(&p, h8, Moves { mater: 1, victim: 1 }));
+        assert!(reachable(&p, h8, Moves { mater: 2, victim: 1 }));
+        // Rh8's line to a8 is shut by White's own knight, whose one move opens it and
+        // guards a7: a mate in one by discovery (Sd8-c6#).
+        let p = pos("k2N3R/1p6/8/8/8/8/8/K7 w - - 0 1");
+        assert!(reachable(&p, Final { king: Some(Square::A8), ..BLACK_MATED }, Moves { mater: 1, victim: 0 }));
+        // A mate already given (ser-h#3's short solution 1.Kd6-c5 Qb1-b4#) is in reach
+        // whatever moves are left: its check was made by the move before.
+        let p = pos("8/1B6/8/2k5/KQ6/8/8/8 b - - 2 2");
+        assert!(reachable(&p, Final { king: Some(Square::C5), ..BLACK_MATED }, Moves { mater: 1, victim: 2 }));
     }
 
     #[test]
