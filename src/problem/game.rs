@@ -429,16 +429,10 @@ impl Expand for Problem {
                 Some(value) => value,
                 // The last ply of the side that mates: only a check can mate, and only
                 // checks are generated (a side with no move at all has no mate either).
+                // Cheaper than a table probe, so nothing is stored.
                 None if within == Plies::new(1) && child_or && child.pos.mates_only_by_checks() => {
-                    e.tree.known(key, within).unwrap_or_else(|| {
-                        legal_checks(&child.pos.pos, &CheckInfo::new(&child.pos.pos), &mut replies);
-                        let (value, best) = child.pos.last_ply(&replies, child_or);
-                        let mate = value.mate;
-                        e.tree
-                            .tt
-                            .store(key, &Record { bound: within, pn: value.pn.0, dn: value.dn.0, mate, work: 0, best });
-                        value
-                    })
+                    legal_checks(&child.pos.pos, &CheckInfo::new(&child.pos.pos), &mut replies);
+                    child.pos.last_ply(&replies, child_or).0
                 }
                 None => match child.pos.stands_with_moves(&mut replies) {
                     Standing::Won => Value::proven(Plies::ZERO),
