@@ -349,11 +349,15 @@ fn judged_by_bound(tree: &Tree<'_>, pos: &Problem, hash: u64, key: u64, within: 
     if pos.goal_in_reach(hash, u32::from(within.get())) {
         return None;
     }
-    let value = Value::disproven(within.succ());
-    let record =
-        Record { bound: within, pn: value.pn.0, dn: value.dn.0, mate: value.mate, work: 0, best: MoveCode::NONE };
+    Some(stored(tree, key, within, Value::disproven(within.succ()), MoveCode::NONE))
+}
+
+/// `value`, settled without a search of its own for a child of `within` plies, stored
+/// under `key` (a node's children are judged again at each visit).
+fn stored(tree: &Tree<'_>, key: u64, within: Plies, value: Value, best: MoveCode) -> Value {
+    let record = Record { bound: within, pn: value.pn.0, dn: value.dn.0, mate: value.mate, work: 0, best };
     tree.tt.store(key, &record);
-    Some(value)
+    value
 }
 
 /// A problem's solver knows nothing beyond the rules and the stipulation.
@@ -439,13 +443,8 @@ impl Expand for Problem {
                     Standing::Over => Value::disproven(Plies::INFINITE),
                     Standing::Open if within == Plies::ZERO => Value::disproven(Plies::new(1)),
                     Standing::Open if within == Plies::new(1) => e.tree.known(key, within).unwrap_or_else(|| {
-                        // Stored, since a node's children are judged again at each visit.
                         let (value, best) = child.pos.last_ply(&replies, child_or);
-                        let mate = value.mate;
-                        e.tree
-                            .tt
-                            .store(key, &Record { bound: within, pn: value.pn.0, dn: value.dn.0, mate, work: 0, best });
-                        value
+                        stored(e.tree, key, within, value, best)
                     }),
                     Standing::Open => {
                         let judged = if bound_first {

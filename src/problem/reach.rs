@@ -441,9 +441,6 @@ struct Search {
     blocks: Vec<[u8; 8]>,
     /// The squares of the mating side's men.
     mater_squares: Bitboard,
-    /// The rank a victim's pawn reaches with its double step (where it may be taken en
-    /// passant).
-    passed_rank: Bitboard,
     /// Whether the victim is in check where the question is asked.
     in_check: bool,
     /// Men placed so far, as bits.
@@ -475,7 +472,6 @@ impl Search {
         men_of(pos, !victim, &mut self.mater);
         self.mater_squares = pos.board().by_color(!victim);
         self.in_check = pos.turn() == victim && pos.is_check();
-        self.passed_rank = Bitboard::from(victim.fold_wb(shakmaty::Rank::Fourth, shakmaty::Rank::Fifth));
         // A man's ends are worked out when first asked for (most answers come from
         // what is known of men on the same squares).
         self.ends.resize_with(self.mater.len(), Vec::new);
@@ -616,8 +612,11 @@ impl Search {
     /// an en passant capture of a pawn that stepped onto it. A knight or a man next to k
     /// has no line to open. A victim in check now may be mated already: no such rule.
     fn may_check_standing(&self, i: usize, k: Square, moves: u8) -> bool {
-        let line = shakmaty::attacks::between(self.mater[i].sq, k);
-        self.in_check || moves >= 2 || (moves >= 1 && (line & (self.mater_squares | self.passed_rank)).any())
+        let man = &self.mater[i];
+        let line = shakmaty::attacks::between(man.sq, k);
+        // Where the victim's pawns land with a double step.
+        let passed = Bitboard::from(man.color.fold_wb(shakmaty::Rank::Fifth, shakmaty::Rank::Fourth));
+        self.in_check || moves >= 2 || (moves >= 1 && (line & (self.mater_squares | passed)).any())
     }
 
     /// The flights of k and every man's ways to end around it.
@@ -629,6 +628,7 @@ impl Search {
         options.resize_with(self.mater.len(), Vec::new);
         self.cover_cost.clear();
         for (i, out) in options.iter_mut().enumerate() {
+            // The options differ with whether the man may check where it stands.
             let standing = self.may_check_standing(i, k, budget.mater);
             let known = self.mater[i].key(budget.mater, k) | u64::from(standing) << 40;
             if let Some((opts, costs)) = self.known_options.get(&known) {
