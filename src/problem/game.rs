@@ -175,9 +175,14 @@ impl Problem {
     /// The moves each side may still make in `plies` plies from here (the other side's
     /// passes in a series are no moves), for the bound on the goal ([`reach`]).
     fn moves_left(&self, plies: u32) -> Moves {
+        self.moves_left_with(self.pos.turn(), plies)
+    }
+
+    /// [`Problem::moves_left`] with `turn` to move.
+    fn moves_left_with(&self, turn: Color, plies: u32) -> Moves {
         let (now, then) = (plies.div_ceil(2), plies / 2);
         let victim = self.stip.victim();
-        let (mut mater, mut victims) = if self.pos.turn() == victim { (then, now) } else { (now, then) };
+        let (mut mater, mut victims) = if turn == victim { (then, now) } else { (now, then) };
         match self.stip.play {
             Play::Series => victims = 0,
             Play::SeriesHelp => mater = mater.min(1),
@@ -195,15 +200,20 @@ impl Problem {
     }
 
     /// Whether the victim's king, where the search is split by its final square, can still
-    /// get there within `plies`: a king step covers one square, castling is left to the
-    /// full bound ([`reach`]). A cheap first test, before a child's moves are generated.
-    fn king_in_reach(&self, plies: u32) -> bool {
+    /// get there within `plies` after the legal move `m`: a king step covers one square,
+    /// castling is left to the full bound ([`reach`]). Asked before `m` is played, so that
+    /// a move that takes the king out of reach costs no node.
+    fn king_in_reach_after(&self, m: Move, plies: u32) -> bool {
         let Some(k) = self.target else { return true };
         let victim = self.stip.victim();
         let Some(king) = self.pos.board().king_of(victim) else { return true };
-        king == k
-            || self.pos.castles().has_color(victim)
-            || king.distance(k) <= u32::from(self.moves_left(plies).victim)
+        if self.pos.castles().has_color(victim) {
+            return true;
+        }
+        let moved = self.pos.turn() == victim && !is_pass(m) && m.role() == Role::King;
+        let king = if moved { m.to() } else { king };
+        // Every move, a pass included, hands the turn over.
+        king == k || king.distance(k) <= u32::from(self.moves_left_with(!self.pos.turn(), plies).victim)
     }
 
     /// The squares where the victim's king may end a line that meets the goal within
@@ -408,23 +418,23 @@ impl Expand for Problem {
         let child_or = node.pos.or_after(or);
         let mut replies = MoveList::new();
         for &m in &moves {
-            let child = node.play(m);
-            e.monitor.count(1);
-            let key = keys.of(&child, within);
-            // Fetched while the child's moves are generated: it is probed below.
-            e.tree.tt.prefetch(key);
-            if within > Plies::ZERO && !child.pos.king_in_reach(u32::from(within.get())) {
+            if within > Plies::ZERO && !node.pos.king_in_reach_after(m, u32::from(within.get())) {
                 // The king cannot get to the square this search is fixed to: no line from
-                // here ends there.
+                // here ends there. The move is not played (its key is made if ever asked).
                 children.push(Child {
                     mv: m,
-                    key,
+                    key: 0,
                     value: Value::disproven(within.succ()),
                     class: MoveClass::Quiet,
                     probed: true,
                 });
                 continue;
             }
+            let child = node.play(m);
+            e.monitor.count(1);
+            let key = keys.of(&child, within);
+            // Fetched while the child's moves are generated: it is probed below.
+            e.tree.tt.prefetch(key);
             // In a search fixed to a final king square most children fail the bound: it
             // is asked first there, and their moves are never generated.
             let bound_first = within > Plies::new(1) && child.pos.target.is_some();
