@@ -13,6 +13,7 @@
 //! fixed number of steps. Pins, interpositions, occupied squares and the order of moves
 //! are left out: each only makes a real line longer, never shorter.
 
+use std::rc::Rc;
 use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
@@ -332,28 +333,34 @@ fn kind_index(role: Role, color: Color) -> usize {
 fn men_of(pos: &Chess, color: Color, men: &mut Vec<Man>) {
     let board: &Board = pos.board();
     let castles = pos.castles();
+    let castling = castles.has_color(color);
     men.clear();
     for sq in board.by_color(color) {
         let role = board.role_at(sq).unwrap_or(Role::Pawn);
         let mut castled = [None; 2];
-        for (wing, side) in [CastlingSide::KingSide, CastlingSide::QueenSide].into_iter().enumerate() {
-            if let Some(rook) = castles.rook(color, side) {
-                if role == Role::King {
-                    castled[wing] = Some(side.king_to(color));
-                } else if role == Role::Rook && rook == sq {
-                    castled[wing] = Some(side.rook_to(color));
+        if castling && matches!(role, Role::King | Role::Rook) {
+            for (wing, side) in [CastlingSide::KingSide, CastlingSide::QueenSide].into_iter().enumerate() {
+                if let Some(rook) = castles.rook(color, side) {
+                    if role == Role::King {
+                        castled[wing] = Some(side.king_to(color));
+                    } else if rook == sq {
+                        castled[wing] = Some(side.rook_to(color));
+                    }
                 }
             }
         }
-        let mut promotion = [FAR; 8];
-        if role == Role::Pawn {
-            let last = color.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First);
-            for (file, p) in shakmaty::File::ALL.into_iter().zip(promotion.iter_mut()) {
-                *p = pawn_travel(color, sq, Square::from_coords(file, last));
-            }
-        }
+        let promotion = if role == Role::Pawn { *promotions(color, sq) } else { [FAR; 8] };
         men.push(Man { sq, role, color, castled, promotion });
     }
+}
+
+/// A pawn's moves from `sq` to each square of its last rank, by file.
+fn promotions(color: Color, sq: Square) -> &'static [u8; 8] {
+    static TABLE: OnceLock<Vec<[u8; 8]>> = OnceLock::new();
+    per_kind(&TABLE, Role::Pawn, color, sq, |_, color, sq| {
+        let last = color.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First);
+        shakmaty::File::ALL.map(|file| pawn_travel(color, sq, Square::from_coords(file, last)))
+    })
 }
 
 /// [`reachable`] for the position with Zobrist key `key`, answered from this thread's
@@ -400,6 +407,14 @@ struct Option_ {
     checks: bool,
 }
 
+/// A man of the mating side around one king square: its ways to end that matter there,
+/// none dominated by another (as cheap and covering as much), and the cheapest that
+/// covers each flight.
+struct Options {
+    ways: Vec<Option_>,
+    cover: [u8; 8],
+}
+
 /// The search for a final position around one king square k; kept between questions so
 /// that its buffers are reused.
 #[derive(Default)]
@@ -413,28 +428,20 @@ struct Search {
     mater: Vec<Man>,
     /// Where each man of the mating side can end, as what, at each cost.
     ends: Vec<Vec<(Role, Levels)>>,
-    /// Where each victim's man other than the king can go, at each cost.
-    victim_ends: Vec<Levels>,
     /// The mating side's moves.
     budget: u8,
-    /// The fewest moves for each man of the mating side to attack a square, as found
-    /// (UNKNOWN: not yet).
-    guard_cost: Vec<[u8; 64]>,
+    /// The victim's moves, its king's included.
+    victim_budget: u8,
     steps: u32,
     /// The flights of k.
     flights: Vec<Square>,
-    /// Per man of the mating side: its ways to end that matter around k, none dominated
-    /// by another (as cheap and covering as much).
-    options: Vec<Vec<Option_>>,
-    /// Per man of the mating side: the cheapest of its options that covers each flight.
-    cover_cost: Vec<[u8; 8]>,
-    /// Options and cover costs by [`Man::key`], kept between questions: most men stand
-    /// still from a node to its children.
-    known_options: FxHashMap<u64, (Vec<Option_>, [u8; 8])>,
-    /// Guard costs by [`Man::key`] with the guarded square for k.
-    known_guards: FxHashMap<u64, u8>,
-    /// A victim's man's squares at each cost, by [`Man::key`].
-    known_victim_ends: FxHashMap<u64, Levels>,
+    /// Per man of the mating side: its options around k.
+    options: Vec<Rc<Options>>,
+    /// Options by [`Man::key`], kept between questions: most men stand still from a node
+    /// to its children.
+    known_options: FxHashMap<u64, Rc<Options>>,
+    /// A victim's man's cost to hold each flight of k, by [`Man::key`] with k.
+    known_blocks: FxHashMap<u64, [u8; 8]>,
     /// Whether `ends` holds each man's ends for this question.
     ends_ready: Vec<bool>,
     /// Per victim's man: its cost to hold each flight.
@@ -451,17 +458,13 @@ struct Search {
 /// The most entries of what `Search` knows of men before it forgets them.
 const KNOWN: usize = 1 << 17;
 
-/// A guard cost not computed yet.
-const UNKNOWN: u8 = u8::MAX;
-
 impl Search {
     /// Whether some final position of the goal fits within `moves` ([`reachable`]).
     fn reachable(&mut self, pos: &Chess, goal: Final, moves: Moves) -> bool {
         let Final { victim, mate, king: only } = goal;
-        if self.known_options.len() + self.known_guards.len() + self.known_victim_ends.len() > KNOWN {
+        if self.known_options.len() + self.known_blocks.len() > KNOWN {
             self.known_options.clear();
-            self.known_guards.clear();
-            self.known_victim_ends.clear();
+            self.known_blocks.clear();
         }
         let Some(king) = pos.board().king_of(victim) else { return true };
         men_of(pos, victim, &mut self.victims);
@@ -477,28 +480,8 @@ impl Search {
         self.ends.resize_with(self.mater.len(), Vec::new);
         self.ends_ready.clear();
         self.ends_ready.resize(self.mater.len(), false);
-        // A victim's man holds a flight as whatever it is by then: a pawn may promote
-        // first, a rook may have castled.
-        self.victim_ends.clear();
-        for m in &self.victims {
-            let known = m.key(moves.victim, Square::A1);
-            let all = match self.known_victim_ends.get(&known) {
-                Some(all) => *all,
-                None => {
-                    m.ends(moves.victim, &mut self.scratch);
-                    let mut all = [Bitboard::EMPTY; LAST + 1];
-                    for (_, lv) in &self.scratch {
-                        add_shifted(&mut all, lv, 0);
-                    }
-                    self.known_victim_ends.insert(known, all);
-                    all
-                }
-            };
-            self.victim_ends.push(all);
-        }
-        self.guard_cost.clear();
-        self.guard_cost.resize(self.mater.len(), [UNKNOWN; 64]);
         self.budget = moves.mater;
+        self.victim_budget = moves.victim;
         self.steps = 0;
         // The king's squares nearest first: a near final square is the likeliest to fit.
         self.squares.clear();
@@ -513,10 +496,10 @@ impl Search {
         for i in 0..self.squares.len() {
             let (d, k) = self.squares[i];
             let budget = Moves { mater: moves.mater, victim: moves.victim - d };
-            if !self.may_fit(k, budget, mate) {
+            self.prepare(k, budget);
+            if !self.may_fit(budget, mate) {
                 continue;
             }
-            self.prepare(k, budget);
             let fits = if mate { self.checked(budget) } else { self.close(0, budget) };
             match fits {
                 Some(true) | None => return true,
@@ -532,29 +515,6 @@ impl Search {
         (self.steps <= STEP_CAP).then_some(())
     }
 
-    /// The fewest moves for man `i` of the mating side to attack `f` from another square.
-    fn guard(&mut self, i: usize, f: Square) -> u8 {
-        let known = self.guard_cost[i][usize::from(f)];
-        if known != UNKNOWN {
-            return known;
-        }
-        let known_key = self.mater[i].key(self.budget, f);
-        if let Some(&best) = self.known_guards.get(&known_key) {
-            self.guard_cost[i][usize::from(f)] = best;
-            return best;
-        }
-        self.ready_ends(i);
-        let color = self.mater[i].color;
-        let best = self.ends[i]
-            .iter()
-            .map(|(role, lv)| cheapest(lv, attackers_of(*role, color, f).without(f), self.budget))
-            .min()
-            .unwrap_or(FAR);
-        self.guard_cost[i][usize::from(f)] = best;
-        self.known_guards.insert(known_key, best);
-        best
-    }
-
     /// Works out the ends of man `i` of the mating side, once per question.
     fn ready_ends(&mut self, i: usize) {
         if !self.ends_ready[i] {
@@ -563,43 +523,23 @@ impl Search {
         }
     }
 
-    /// The fewest moves for a victim's man other than the king to stand on `f`.
-    fn block(&self, f: Square) -> u8 {
-        self.victim_ends.iter().map(|lv| cheapest(lv, Bitboard::from(f), FAR)).min().unwrap_or(FAR)
-    }
-
     /// A quick test before the search: a check of k within the mating side's moves, and
     /// every flight held or guarded by some man within its side's moves; the flights only
     /// a blocker can hold cost the victim at least their sum.
-    fn may_fit(&mut self, k: Square, budget: Moves, mate: bool) -> bool {
-        if mate {
-            let mut check = false;
-            for i in 0..self.mater.len() {
-                if self.mater[i].role != Role::King && self.guard(i, k) <= budget.mater {
-                    check = true;
-                    break;
-                }
-            }
-            if !check {
-                return false;
-            }
+    fn may_fit(&self, budget: Moves, mate: bool) -> bool {
+        if mate && !self.options.iter().any(|o| o.ways.iter().any(|w| w.checks && w.cost <= budget.mater)) {
+            return false;
         }
         let mut blocks = 0u32;
-        for f in king_attacks(k) {
-            let mut guarded = false;
-            for i in 0..self.mater.len() {
-                if self.guard(i, f) <= budget.mater {
-                    guarded = true;
-                    break;
-                }
+        for bit in 0..self.flights.len() {
+            if self.options.iter().any(|o| o.cover[bit] <= budget.mater) {
+                continue;
             }
-            if !guarded {
-                let b = self.block(f);
-                if b > budget.victim {
-                    return false;
-                }
-                blocks += u32::from(b);
+            let b = self.blocks.iter().map(|c| c[bit]).min().unwrap_or(FAR);
+            if b > budget.victim {
+                return false;
             }
+            blocks += u32::from(b);
         }
         blocks <= u32::from(budget.victim)
     }
@@ -624,21 +564,18 @@ impl Search {
         self.flights.clear();
         self.flights.extend(king_attacks(k));
         let top = usize::from(budget.mater).min(LAST);
-        let mut options = std::mem::take(&mut self.options);
-        options.resize_with(self.mater.len(), Vec::new);
-        self.cover_cost.clear();
-        for (i, out) in options.iter_mut().enumerate() {
+        self.options.clear();
+        for i in 0..self.mater.len() {
             // The options differ with whether the man may check where it stands.
             let standing = self.may_check_standing(i, k, budget.mater);
             let known = self.mater[i].key(budget.mater, k) | u64::from(standing) << 40;
-            if let Some((opts, costs)) = self.known_options.get(&known) {
-                out.clone_from(opts);
-                self.cover_cost.push(*costs);
+            if let Some(options) = self.known_options.get(&known) {
+                self.options.push(Rc::clone(options));
                 continue;
             }
-            out.clear();
             self.ready_ends(i);
             let color = self.mater[i].color;
+            let mut ways: Vec<Option_> = Vec::new();
             // The cheapest cost of each (covers, checks) pair found so far: a pair seen
             // again at no lower cost is dominated.
             let mut seen = [FAR; 512];
@@ -656,31 +593,47 @@ impl Search {
                         }
                         seen[pair] = cost;
                         let dominated =
-                            out.iter().any(|o| o.cost <= cost && o.covers & covers == covers && (o.checks || !checks));
+                            ways.iter().any(|o| o.cost <= cost && o.covers & covers == covers && (o.checks || !checks));
                         if !dominated {
-                            out.push(Option_ { cost, covers, checks });
+                            ways.push(Option_ { cost, covers, checks });
                         }
                     }
                 }
             }
-            let mut costs = [FAR; 8];
-            for o in out.iter() {
-                for (bit, c) in costs.iter_mut().enumerate() {
+            let mut cover = [FAR; 8];
+            for o in &ways {
+                for (bit, c) in cover.iter_mut().enumerate() {
                     if o.covers & (1 << bit) != 0 {
                         *c = (*c).min(o.cost);
                     }
                 }
             }
-            self.cover_cost.push(costs);
-            self.known_options.insert(known, (out.clone(), costs));
+            let options = Rc::new(Options { ways, cover });
+            self.known_options.insert(known, Rc::clone(&options));
+            self.options.push(options);
         }
-        self.options = options;
         self.blocks.clear();
-        for lv in &self.victim_ends {
-            let mut costs = [FAR; 8];
-            for (c, &f) in costs.iter_mut().zip(&self.flights) {
-                *c = cheapest(lv, Bitboard::from(f), FAR);
-            }
+        for j in 0..self.victims.len() {
+            // A victim's man holds a flight as whatever it is by then: a pawn may
+            // promote first, a rook may have castled.
+            let man = self.victims[j];
+            let known = man.key(self.victim_budget, k);
+            let costs = match self.known_blocks.get(&known) {
+                Some(costs) => *costs,
+                None => {
+                    man.ends(self.victim_budget, &mut self.scratch);
+                    let mut all = [Bitboard::EMPTY; LAST + 1];
+                    for (_, lv) in &self.scratch {
+                        add_shifted(&mut all, lv, 0);
+                    }
+                    let mut costs = [FAR; 8];
+                    for (c, &f) in costs.iter_mut().zip(&self.flights) {
+                        *c = cheapest(&all, Bitboard::from(f), FAR);
+                    }
+                    self.known_blocks.insert(known, costs);
+                    costs
+                }
+            };
             self.blocks.push(costs);
         }
         self.used_mater = 0;
@@ -690,8 +643,8 @@ impl Search {
     /// Some(fits) with a checker of k placed first; None: gave up.
     fn checked(&mut self, budget: Moves) -> Option<bool> {
         for i in 0..self.mater.len() {
-            for o in 0..self.options[i].len() {
-                let opt = self.options[i][o];
+            for o in 0..self.options[i].ways.len() {
+                let opt = self.options[i].ways[o];
                 if !opt.checks || opt.cost > budget.mater {
                     continue;
                 }
@@ -722,8 +675,8 @@ impl Search {
                     ways += 1;
                 }
             }
-            for (i, costs) in self.cover_cost.iter().enumerate() {
-                if self.used_mater & (1 << i) == 0 && costs[bit] <= budget.mater {
+            for (i, options) in self.options.iter().enumerate() {
+                if self.used_mater & (1 << i) == 0 && options.cover[bit] <= budget.mater {
                     ways += 1;
                 }
             }
@@ -754,8 +707,8 @@ impl Search {
             if self.used_mater & (1 << i) != 0 {
                 continue;
             }
-            for o in 0..self.options[i].len() {
-                let opt = self.options[i][o];
+            for o in 0..self.options[i].ways.len() {
+                let opt = self.options[i].ways[o];
                 if opt.covers & (1 << bit) == 0 || opt.cost > budget.mater {
                     continue;
                 }
