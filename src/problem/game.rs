@@ -36,6 +36,9 @@ use crate::problem::reach::{self, Final, Moves};
 use crate::problem::stipulation::{Goal, Play, Stipulation};
 use crate::tt::Record;
 
+/// What a pass changes in a position's key, for the bound's answers kept by key.
+const PASS_KEY: u64 = 0x5a17_c0de_9e37_79b9;
+
 /// A chess position under a stipulation.
 #[derive(Clone, Debug)]
 pub struct Problem {
@@ -214,6 +217,33 @@ impl Problem {
         let king = if moved { m.to() } else { king };
         // Every move, a pass included, hands the turn over.
         king == k || king.distance(k) <= u32::from(self.moves_left_with(!self.pos.turn(), plies).victim)
+    }
+
+    /// Where the victim's last move, before the mating side mates in one, must put the
+    /// man it moves when its king already stands on the split's square k: on a flight of
+    /// k, if no final position fits after a pass ([`reach`]). With no move left the
+    /// bound's victim men hold only the squares they stand on, so a move that ends off
+    /// the flights holds no more than the pass (a capture only takes a man of the mating
+    /// side away): the bound would fail after it as well. None where any move may do.
+    fn last_move_onto(&self, hash: u64, plies: u32) -> Option<Bitboard> {
+        let k = self.target?;
+        let victim = self.stip.victim();
+        let applies = plies == 2
+            && self.stip.goal == Goal::Mate
+            && matches!(self.stip.play, Play::Help | Play::SeriesHelp)
+            && self.pos.turn() == victim
+            && self.pos.board().king_of(victim) == Some(k)
+            && !self.pos.is_check()
+            && self.moves_left(plies) == Moves { mater: 1, victim: 1 };
+        if !applies {
+            return None;
+        }
+        let (goal, moves) = (Final { victim, mate: true, king: Some(k) }, Moves { mater: 1, victim: 0 });
+        // Asked again at each visit of the node: kept under the key of the pass.
+        let fits = reach::recent(hash ^ PASS_KEY, goal, moves, || {
+            self.pos.clone().swap_turn().is_ok_and(|passed| reach::reachable(&passed, goal, moves))
+        });
+        (!fits).then(|| shakmaty::attacks::king_attacks(k))
     }
 
     /// The squares where the victim's king may end a line that meets the goal within
@@ -417,8 +447,10 @@ impl Expand for Problem {
         let keys = e.tree.keys;
         let child_or = node.pos.or_after(or);
         let mut replies = MoveList::new();
+        let onto = node.pos.last_move_onto(node.hash, u32::from(r.get()));
         for &m in &moves {
-            if within > Plies::ZERO && !node.pos.king_in_reach_after(m, u32::from(within.get())) {
+            let off = onto.is_some_and(|onto| m.role() != Role::King && !onto.contains(m.to()));
+            if off || (within > Plies::ZERO && !node.pos.king_in_reach_after(m, u32::from(within.get()))) {
                 // The king cannot get to the square this search is fixed to: no line from
                 // here ends there. The move is not played (its key is made if ever asked).
                 children.push(Child {

@@ -367,6 +367,12 @@ fn promotions(color: Color, sq: Square) -> &'static [u8; 8] {
 /// recent answers where it can: the search judges the same children at each visit of
 /// their parent.
 pub fn reachable_recent(key: u64, pos: &Chess, goal: Final, moves: Moves) -> bool {
+    recent(key, goal, moves, || reachable(pos, goal, moves))
+}
+
+/// The answer to the question `goal` within `moves` of the position with key `key`, from
+/// this thread's recent answers, or from `answer` (then kept).
+pub fn recent(key: u64, goal: Final, moves: Moves, answer: impl FnOnce() -> bool) -> bool {
     const SLOTS: usize = 1 << 16;
     thread_local! {
         static RECENT: std::cell::RefCell<Vec<(u64, bool)>> = std::cell::RefCell::new(vec![(0, false); SLOTS]);
@@ -383,7 +389,7 @@ pub fn reachable_recent(key: u64, pos: &Chess, goal: Final, moves: Moves) -> boo
     if let Some(answer) = RECENT.with_borrow(|r| (r[slot].0 == id).then_some(r[slot].1)) {
         return answer;
     }
-    let answer = reachable(pos, goal, moves);
+    let answer = answer();
     RECENT.with_borrow_mut(|r| r[slot] = (id, answer));
     answer
 }

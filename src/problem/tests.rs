@@ -733,3 +733,29 @@ fn the_last_ply_finds_mates_by_castling_en_passant_promotion_and_discovery() {
         assert_eq!(want.difference(&got).collect::<Vec<_>>(), Vec::<&String>::new(), "{fen}: missed");
     }
 }
+
+#[test]
+fn a_last_self_block_is_found_where_the_search_is_split() {
+    // Random positions of few solutions (searched once per final king square), each
+    // with a helpmate whose last black move blocks a flight of the mated king: every
+    // line a full search finds, and no other, in two moves or fewer.
+    let cases = [
+        "8/8/2p4q/3k4/P7/1n6/8/4NKQ1 b - - 0 1",
+        "k1r5/8/2P5/P7/b1K5/8/R7/8 b - - 0 1",
+        "8/3B4/1N6/K1p2PQ1/5p2/8/3p4/5k2 b - - 0 1",
+        "4Q3/4p3/5k2/2K5/1B6/1b6/2P5/5n2 b - - 0 1",
+        "1N2b3/3n4/8/6k1/n7/1Q6/6N1/2K5 b - - 0 1",
+        "5n2/3k4/2N5/4r3/4BK1B/8/7r/4B3 b - - 0 1",
+    ];
+    for fen in cases {
+        let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+        let solved =
+            solve_problem(pos.clone(), "h#2".parse().unwrap(), ProblemSettings::default(), tree::Show::default())
+                .unwrap();
+        let got: Vec<String> = solved.solutions.iter().map(|l| format!("{l:?}")).collect();
+        let want: Vec<String> = every_helpmate(&pos, 4).iter().map(|l| format!("{l:?}")).collect();
+        assert!(!want.is_empty() && want.len() <= 100, "{fen}: {} helpmates", want.len());
+        let got: std::collections::BTreeSet<String> = got.into_iter().collect();
+        assert_eq!(got, want.into_iter().collect(), "{fen}");
+    }
+}
