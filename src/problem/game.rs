@@ -39,6 +39,9 @@ use crate::tt::Record;
 /// What a pass changes in a position's key, for the bound's answers kept by key.
 const PASS_KEY: u64 = 0x5a17_c0de_9e37_79b9;
 
+/// The bound's steps after a pass: the test pays only where it fails soon.
+const PASS_STEPS: u32 = 40;
+
 /// A chess position under a stipulation.
 #[derive(Clone, Debug)]
 pub struct Problem {
@@ -219,31 +222,34 @@ impl Problem {
         king == k || king.distance(k) <= u32::from(self.moves_left_with(!self.pos.turn(), plies).victim)
     }
 
-    /// Where the victim's last move, before the mating side mates in one, must put the
-    /// man it moves when its king already stands on the split's square k: on a flight of
-    /// k, if no final position fits after a pass ([`reach`]). With no move left the
-    /// bound's victim men hold only the squares they stand on, so a move that ends off
-    /// the flights holds no more than the pass (a capture only takes a man of the mating
-    /// side away): the bound would fail after it as well. None where any move may do.
-    fn last_move_onto(&self, hash: u64, plies: u32) -> Option<Bitboard> {
+    /// Whether, the victim to move in a search split by its king's final square, no final
+    /// position is in reach after a pass ([`reach`], with the moves left after the
+    /// victim's move): then only a move of the king, or one that brings its man nearer to
+    /// holding a flight ([`reach::nearer_to_hold`]), may lead to the goal. Returns the
+    /// square and the victim's moves left after its move, where that holds.
+    fn pass_out_of_reach(&self, hash: u64, plies: u32) -> Option<(Square, u8)> {
         let k = self.target?;
         let victim = self.stip.victim();
-        let applies = plies == 2
+        let applies = plies >= 2
             && self.stip.goal == Goal::Mate
             && matches!(self.stip.play, Play::Help | Play::SeriesHelp)
             && self.pos.turn() == victim
-            && self.pos.board().king_of(victim) == Some(k)
-            && !self.pos.is_check()
-            && self.moves_left(plies) == Moves { mater: 1, victim: 1 };
+            && !self.pos.is_check();
         if !applies {
             return None;
         }
-        let (goal, moves) = (Final { victim, mate: true, king: Some(k) }, Moves { mater: 1, victim: 0 });
+        let moves = self.moves_left_with(!victim, plies - 1);
+        // A king with no move to spare must move: the king test leaves nothing else.
+        let king = self.pos.board().king_of(victim)?;
+        if king.distance(k) > u32::from(moves.victim) && !self.pos.castles().has_color(victim) {
+            return None;
+        }
+        let goal = Final { victim, mate: true, king: Some(k) };
         // Asked again at each visit of the node: kept under the key of the pass.
         let fits = reach::recent(hash ^ PASS_KEY, goal, moves, || {
-            self.pos.clone().swap_turn().is_ok_and(|passed| reach::reachable(&passed, goal, moves))
+            self.pos.clone().swap_turn().is_ok_and(|passed| reach::reachable_within(&passed, goal, moves, PASS_STEPS))
         });
-        (!fits).then(|| shakmaty::attacks::king_attacks(k))
+        (!fits).then_some((k, moves.victim))
     }
 
     /// The squares where the victim's king may end a line that meets the goal within
@@ -447,9 +453,17 @@ impl Expand for Problem {
         let keys = e.tree.keys;
         let child_or = node.pos.or_after(or);
         let mut replies = MoveList::new();
-        let onto = node.pos.last_move_onto(node.hash, u32::from(r.get()));
+        let pass_fails = node.pos.pass_out_of_reach(node.hash, u32::from(r.get()));
         for &m in &moves {
-            let off = onto.is_some_and(|onto| m.role() != Role::King && !onto.contains(m.to()));
+            // Where a pass leaves the goal out of reach, a move that brings no man of the
+            // victim nearer to a flight leaves it out of reach as well.
+            let off = pass_fails.is_some_and(|(k, budget)| match m.from() {
+                Some(from) if m.role() != Role::King => {
+                    let role = m.promotion().unwrap_or(m.role());
+                    !reach::nearer_to_hold(&node.pos.pos, k, from, m.to(), role, budget)
+                }
+                _ => false,
+            });
             if off || (within > Plies::ZERO && !node.pos.king_in_reach_after(m, u32::from(within.get()))) {
                 // The king cannot get to the square this search is fixed to: no line from
                 // here ends there. The move is not played (its key is made if ever asked).

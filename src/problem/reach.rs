@@ -349,8 +349,15 @@ fn men_of(pos: &Chess, color: Color, men: &mut Vec<Man>) {
                 }
             }
         }
+        men.push(Man { castled, ..Man::new(sq, role, color) });
+    }
+}
+
+impl Man {
+    /// A man that cannot castle.
+    fn new(sq: Square, role: Role, color: Color) -> Man {
         let promotion = if role == Role::Pawn { *promotions(color, sq) } else { [FAR; 8] };
-        men.push(Man { sq, role, color, castled, promotion });
+        Man { sq, role, color, castled: [None; 2], promotion }
     }
 }
 
@@ -398,10 +405,48 @@ pub fn recent(key: u64, goal: Final, moves: Moves, answer: impl FnOnce() -> bool
 /// `victim`) fits within `moves`, by the relaxation in the module's documentation. True
 /// when the search gives up.
 pub fn reachable(pos: &Chess, goal: Final, moves: Moves) -> bool {
-    thread_local! {
-        static SCRATCH: std::cell::RefCell<Search> = std::cell::RefCell::new(Search::default());
+    reachable_within(pos, goal, moves, STEP_CAP)
+}
+
+/// [`reachable`], giving up (true) after `cap` steps.
+pub fn reachable_within(pos: &Chess, goal: Final, moves: Moves, cap: u32) -> bool {
+    SCRATCH.with_borrow_mut(|search| {
+        search.cap = cap;
+        search.reachable(pos, goal, moves)
+    })
+}
+
+thread_local! {
+    /// Each thread's search, with what it knows of men.
+    static SCRATCH: std::cell::RefCell<Search> = std::cell::RefCell::new(Search::default());
+}
+
+/// Whether the victim's man on `from` in `pos`, moved to `to` as `role` with `budget`
+/// moves of its side left after the move, may hold some flight of k within the budget in
+/// fewer moves than it may from where it stands. Where it may not, the bound after
+/// the move fits no more final positions than after a pass: the bound's victim men only
+/// hold flights, each at its cost, and the move leaves every other man where it was (a
+/// capture takes a man of the mating side away, which fits none more).
+pub fn nearer_to_hold(pos: &Chess, k: Square, from: Square, to: Square, role: Role, budget: u8) -> bool {
+    let board = pos.board();
+    let (Some(color), Some(was)) = (board.color_at(from), board.role_at(from)) else { return true };
+    // A rook that may castle could also hold a flight from its castled square.
+    let castles = pos.castles();
+    let mut before = Man::new(from, was, color);
+    if was == Role::Rook {
+        for (wing, side) in [CastlingSide::KingSide, CastlingSide::QueenSide].into_iter().enumerate() {
+            if castles.rook(color, side) == Some(from) {
+                before.castled[wing] = Some(side.rook_to(color));
+            }
+        }
     }
-    SCRATCH.with_borrow_mut(|search| search.reachable(pos, goal, moves))
+    let after = Man::new(to, role, color);
+    SCRATCH.with_borrow_mut(|search| {
+        let (old, new) = (search.hold_costs(before, k, budget), search.hold_costs(after, k, budget));
+        // A cost beyond the budget holds nothing.
+        let within = |c: u8| if c <= budget { c } else { FAR };
+        old.iter().zip(&new).any(|(&o, &n)| within(n) < within(o))
+    })
 }
 
 /// One way for a man of the mating side to end: its cost, the flights it attacks (bits
@@ -439,6 +484,8 @@ struct Search {
     /// The victim's moves, its king's included.
     victim_budget: u8,
     steps: u32,
+    /// The steps before it gives up.
+    cap: u32,
     /// The flights of k.
     flights: Vec<Square>,
     /// Per man of the mating side: its options around k.
@@ -518,7 +565,7 @@ impl Search {
     /// Counts a step; None once the cap is reached.
     fn step(&mut self) -> Option<()> {
         self.steps += 1;
-        (self.steps <= STEP_CAP).then_some(())
+        (self.steps <= self.cap).then_some(())
     }
 
     /// Works out the ends of man `i` of the mating side, once per question.
@@ -622,28 +669,31 @@ impl Search {
         for j in 0..self.victims.len() {
             // A victim's man holds a flight as whatever it is by then: a pawn may
             // promote first, a rook may have castled.
-            let man = self.victims[j];
-            let known = man.key(self.victim_budget, k);
-            let costs = match self.known_blocks.get(&known) {
-                Some(costs) => *costs,
-                None => {
-                    man.ends(self.victim_budget, &mut self.scratch);
-                    let mut all = [Bitboard::EMPTY; LAST + 1];
-                    for (_, lv) in &self.scratch {
-                        add_shifted(&mut all, lv, 0);
-                    }
-                    let mut costs = [FAR; 8];
-                    for (c, &f) in costs.iter_mut().zip(&self.flights) {
-                        *c = cheapest(&all, Bitboard::from(f), FAR);
-                    }
-                    self.known_blocks.insert(known, costs);
-                    costs
-                }
-            };
+            let costs = self.hold_costs(self.victims[j], k, self.victim_budget);
             self.blocks.push(costs);
         }
         self.used_mater = 0;
         self.used_victims = 0;
+    }
+
+    /// The fewest moves for the victim's `man` to stand on each flight of k (in the order
+    /// of `king_attacks(k)`), with `budget` moves of its side.
+    fn hold_costs(&mut self, man: Man, k: Square, budget: u8) -> [u8; 8] {
+        let known = man.key(budget, k);
+        if let Some(costs) = self.known_blocks.get(&known) {
+            return *costs;
+        }
+        man.ends(budget, &mut self.scratch);
+        let mut all = [Bitboard::EMPTY; LAST + 1];
+        for (_, lv) in &self.scratch {
+            add_shifted(&mut all, lv, 0);
+        }
+        let mut costs = [FAR; 8];
+        for (c, f) in costs.iter_mut().zip(king_attacks(k)) {
+            *c = cheapest(&all, Bitboard::from(f), FAR);
+        }
+        self.known_blocks.insert(known, costs);
+        costs
     }
 
     /// Some(fits) with a checker of k placed first; None: gave up.
@@ -836,6 +886,22 @@ mod tests {
         // whatever moves are left: its check was made by the move before.
         let p = pos("8/1B6/8/2k5/KQ6/8/8/8 b - - 2 2");
         assert!(reachable(&p, Final { king: Some(Square::C5), ..BLACK_MATED }, Moves { mater: 1, victim: 2 }));
+    }
+
+    #[test]
+    fn a_victim_move_brings_its_man_nearer_only_within_the_budget() {
+        // The black king on a8 has the flights a7, b7 and b8.
+        let p = pos("k7/8/8/8/8/4K3/1p6/7r b - - 0 1");
+        let near = |from, to, role, budget| nearer_to_hold(&p, Square::A8, from, to, role, budget);
+        // Rh1 needs two moves to any flight: Rh7 brings it to one, Rh2 does not.
+        assert!(near(Square::H1, Square::H7, Role::Rook, 1));
+        assert!(!near(Square::H1, Square::H2, Role::Rook, 1));
+        // With no move left after it, only a move onto a flight holds one.
+        assert!(!near(Square::H1, Square::H7, Role::Rook, 0));
+        assert!(near(Square::H1, Square::H8, Role::Rook, 1));
+        // The pawn never gets up the board; promoted on b1, a queen gets to b7 or b8.
+        assert!(near(Square::B2, Square::B1, Role::Queen, 1));
+        assert!(!near(Square::B2, Square::B1, Role::Queen, 0));
     }
 
     #[test]
