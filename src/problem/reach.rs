@@ -477,8 +477,6 @@ struct Search {
     /// The victim king's squares within its moves, nearest first.
     squares: Vec<(u8, Square)>,
     mater: Vec<Man>,
-    /// Where each man of the mating side can end, as what, at each cost.
-    ends: Vec<Vec<(Role, Levels)>>,
     /// The mating side's moves.
     budget: u8,
     /// The victim's moves, its king's included.
@@ -495,8 +493,6 @@ struct Search {
     known_options: FxHashMap<u64, Rc<Options>>,
     /// A victim's man's cost to hold each flight of k, by [`Man::key`] with k.
     known_blocks: FxHashMap<u64, [u8; 8]>,
-    /// Whether `ends` holds each man's ends for this question.
-    ends_ready: Vec<bool>,
     /// Per victim's man: its cost to hold each flight.
     blocks: Vec<[u8; 8]>,
     /// The squares of the mating side's men.
@@ -528,11 +524,6 @@ impl Search {
         men_of(pos, !victim, &mut self.mater);
         self.mater_squares = pos.board().by_color(!victim);
         self.in_check = pos.turn() == victim && pos.is_check();
-        // A man's ends are worked out when first asked for (most answers come from
-        // what is known of men on the same squares).
-        self.ends.resize_with(self.mater.len(), Vec::new);
-        self.ends_ready.clear();
-        self.ends_ready.resize(self.mater.len(), false);
         self.budget = moves.mater;
         self.victim_budget = moves.victim;
         self.steps = 0;
@@ -566,14 +557,6 @@ impl Search {
     fn step(&mut self) -> Option<()> {
         self.steps += 1;
         (self.steps <= self.cap).then_some(())
-    }
-
-    /// Works out the ends of man `i` of the mating side, once per question.
-    fn ready_ends(&mut self, i: usize) {
-        if !self.ends_ready[i] {
-            self.mater[i].ends(self.budget, &mut self.ends[i]);
-            self.ends_ready[i] = true;
-        }
     }
 
     /// A quick test before the search: a check of k within the mating side's moves, and
@@ -616,53 +599,11 @@ impl Search {
     fn prepare(&mut self, k: Square, budget: Moves) {
         self.flights.clear();
         self.flights.extend(king_attacks(k));
-        let top = usize::from(budget.mater).min(LAST);
         self.options.clear();
         for i in 0..self.mater.len() {
             // The options differ with whether the man may check where it stands.
             let standing = self.may_check_standing(i, k, budget.mater);
-            let known = self.mater[i].key(budget.mater, k) | u64::from(standing) << 40;
-            if let Some(options) = self.known_options.get(&known) {
-                self.options.push(Rc::clone(options));
-                continue;
-            }
-            self.ready_ends(i);
-            let color = self.mater[i].color;
-            let mut ways: Vec<Option_> = Vec::new();
-            // The cheapest cost of each (covers, checks) pair found so far: a pair seen
-            // again at no lower cost is dominated.
-            let mut seen = [FAR; 512];
-            for (role, lv) in &self.ends[i] {
-                let role = *role;
-                let around = around(role, color, k);
-                for (cost, level) in lv.iter().enumerate().take(top + 1) {
-                    for s in *level & around.relevant {
-                        let covers = around.covers_from[usize::from(s)];
-                        let checks = around.checking.contains(s) && (standing || cost > 0 || s != self.mater[i].sq);
-                        let pair = usize::from(covers) << 1 | usize::from(checks);
-                        let cost = cost as u8;
-                        if seen[pair] <= cost {
-                            continue;
-                        }
-                        seen[pair] = cost;
-                        let dominated =
-                            ways.iter().any(|o| o.cost <= cost && o.covers & covers == covers && (o.checks || !checks));
-                        if !dominated {
-                            ways.push(Option_ { cost, covers, checks });
-                        }
-                    }
-                }
-            }
-            let mut cover = [FAR; 8];
-            for o in &ways {
-                for (bit, c) in cover.iter_mut().enumerate() {
-                    if o.covers & (1 << bit) != 0 {
-                        *c = (*c).min(o.cost);
-                    }
-                }
-            }
-            let options = Rc::new(Options { ways, cover });
-            self.known_options.insert(known, Rc::clone(&options));
+            let options = self.options_of(self.mater[i], k, budget.mater, standing);
             self.options.push(options);
         }
         self.blocks.clear();
@@ -674,6 +615,55 @@ impl Search {
         }
         self.used_mater = 0;
         self.used_victims = 0;
+    }
+
+    /// The ways of the mating side's `man` to end around k with `budget` moves (checking
+    /// where it stands only if `standing`), as known or worked out. Most answers come
+    /// from what is known of men on the same squares.
+    fn options_of(&mut self, man: Man, k: Square, budget: u8, standing: bool) -> Rc<Options> {
+        let known = man.key(budget, k) | u64::from(standing) << 40;
+        if let Some(options) = self.known_options.get(&known) {
+            return Rc::clone(options);
+        }
+        let mut ends = std::mem::take(&mut self.scratch);
+        man.ends(budget, &mut ends);
+        let top = usize::from(budget).min(LAST);
+        let mut ways: Vec<Option_> = Vec::new();
+        // The cheapest cost of each (covers, checks) pair found so far: a pair seen again
+        // at no lower cost is dominated.
+        let mut seen = [FAR; 512];
+        for &(role, ref lv) in &ends {
+            let around = around(role, man.color, k);
+            for (cost, level) in lv.iter().enumerate().take(top + 1) {
+                for s in *level & around.relevant {
+                    let covers = around.covers_from[usize::from(s)];
+                    let checks = around.checking.contains(s) && (standing || cost > 0 || s != man.sq);
+                    let pair = usize::from(covers) << 1 | usize::from(checks);
+                    let cost = cost as u8;
+                    if seen[pair] <= cost {
+                        continue;
+                    }
+                    seen[pair] = cost;
+                    let dominated =
+                        ways.iter().any(|o| o.cost <= cost && o.covers & covers == covers && (o.checks || !checks));
+                    if !dominated {
+                        ways.push(Option_ { cost, covers, checks });
+                    }
+                }
+            }
+        }
+        self.scratch = ends;
+        let mut cover = [FAR; 8];
+        for o in &ways {
+            for (bit, c) in cover.iter_mut().enumerate() {
+                if o.covers & (1 << bit) != 0 {
+                    *c = (*c).min(o.cost);
+                }
+            }
+        }
+        let options = Rc::new(Options { ways, cover });
+        self.known_options.insert(known, Rc::clone(&options));
+        options
     }
 
     /// The fewest moves for the victim's `man` to stand on each flight of k (in the order
