@@ -465,8 +465,9 @@ impl Expand for Problem {
                 _ => false,
             });
             if off || (within > Plies::ZERO && !node.pos.king_in_reach_after(m, u32::from(within.get()))) {
-                // The king cannot get to the square this search is fixed to: no line from
-                // here ends there. The move is not played (its key is made if ever asked).
+                // The king cannot get to the square this search is fixed to, or the move
+                // leaves the goal as far out of reach as a pass: no line from here ends
+                // there. The move is not played (its key is made if ever asked).
                 children.push(Child {
                     mv: m,
                     key: 0,

@@ -332,24 +332,10 @@ fn kind_index(role: Role, color: Color) -> usize {
 /// The men of `color` in `pos`, with where castling takes them, into `men`.
 fn men_of(pos: &Chess, color: Color, men: &mut Vec<Man>) {
     let board: &Board = pos.board();
-    let castles = pos.castles();
-    let castling = castles.has_color(color);
     men.clear();
     for sq in board.by_color(color) {
         let role = board.role_at(sq).unwrap_or(Role::Pawn);
-        let mut castled = [None; 2];
-        if castling && matches!(role, Role::King | Role::Rook) {
-            for (wing, side) in [CastlingSide::KingSide, CastlingSide::QueenSide].into_iter().enumerate() {
-                if let Some(rook) = castles.rook(color, side) {
-                    if role == Role::King {
-                        castled[wing] = Some(side.king_to(color));
-                    } else if rook == sq {
-                        castled[wing] = Some(side.rook_to(color));
-                    }
-                }
-            }
-        }
-        men.push(Man { castled, ..Man::new(sq, role, color) });
+        men.push(Man::at(pos, sq, role, color));
     }
 }
 
@@ -358,6 +344,22 @@ impl Man {
     fn new(sq: Square, role: Role, color: Color) -> Man {
         let promotion = if role == Role::Pawn { *promotions(color, sq) } else { [FAR; 8] };
         Man { sq, role, color, castled: [None; 2], promotion }
+    }
+
+    /// The man of `role` and `color` on `sq` in `pos`, with where castling takes it.
+    fn at(pos: &Chess, sq: Square, role: Role, color: Color) -> Man {
+        let mut man = Man::new(sq, role, color);
+        let castles = pos.castles();
+        if castles.has_color(color) && matches!(role, Role::King | Role::Rook) {
+            for (wing, side) in [CastlingSide::KingSide, CastlingSide::QueenSide].into_iter().enumerate() {
+                match castles.rook(color, side) {
+                    Some(_) if role == Role::King => man.castled[wing] = Some(side.king_to(color)),
+                    Some(rook) if rook == sq => man.castled[wing] = Some(side.rook_to(color)),
+                    _ => {}
+                }
+            }
+        }
+        man
     }
 }
 
@@ -430,17 +432,9 @@ thread_local! {
 pub fn nearer_to_hold(pos: &Chess, k: Square, from: Square, to: Square, role: Role, budget: u8) -> bool {
     let board = pos.board();
     let (Some(color), Some(was)) = (board.color_at(from), board.role_at(from)) else { return true };
-    // A rook that may castle could also hold a flight from its castled square.
-    let castles = pos.castles();
-    let mut before = Man::new(from, was, color);
-    if was == Role::Rook {
-        for (wing, side) in [CastlingSide::KingSide, CastlingSide::QueenSide].into_iter().enumerate() {
-            if castles.rook(color, side) == Some(from) {
-                before.castled[wing] = Some(side.rook_to(color));
-            }
-        }
-    }
-    let after = Man::new(to, role, color);
+    // A rook that may castle could also hold a flight from its castled square; moved, it
+    // castles no more.
+    let (before, after) = (Man::at(pos, from, was, color), Man::new(to, role, color));
     SCRATCH.with_borrow_mut(|search| {
         let (old, new) = (search.hold_costs(before, k, budget), search.hold_costs(after, k, budget));
         // A cost beyond the budget holds nothing.
@@ -477,8 +471,6 @@ struct Search {
     /// The victim king's squares within its moves, nearest first.
     squares: Vec<(u8, Square)>,
     mater: Vec<Man>,
-    /// The mating side's moves.
-    budget: u8,
     /// The victim's moves, its king's included.
     victim_budget: u8,
     steps: u32,
@@ -524,7 +516,6 @@ impl Search {
         men_of(pos, !victim, &mut self.mater);
         self.mater_squares = pos.board().by_color(!victim);
         self.in_check = pos.turn() == victim && pos.is_check();
-        self.budget = moves.mater;
         self.victim_budget = moves.victim;
         self.steps = 0;
         // The king's squares nearest first: a near final square is the likeliest to fit.
