@@ -10,8 +10,10 @@
 //! one final square, no line reaches the goal in time, whatever the other men do: the
 //! node is lost for the goal within its plies. The search below looks for such a choice,
 //! cheapest first; it gives up (and answers "reachable", which prunes nothing) after a
-//! fixed number of steps. Pins, interpositions, occupied squares and the order of moves
-//! are left out: each only makes a real line longer, never shorter.
+//! fixed number of steps. Occupied squares and the order of moves are left out: each
+//! only makes a real line longer, never shorter. One consequence of a real mate is kept:
+//! a blocker may not stand where one move of it would parry a single check
+//! ([`Defended`]).
 
 use std::rc::Rc;
 use std::sync::OnceLock;
@@ -427,8 +429,9 @@ thread_local! {
 /// moves of its side left after the move, may hold some flight of k within the budget in
 /// fewer moves than it may from where it stands. Where it may not, the bound after
 /// the move fits no more final positions than after a pass: the bound's victim men only
-/// hold flights, each at its cost, and the move leaves every other man where it was (a
-/// capture takes a man of the mating side away, which fits none more).
+/// hold flights, each at its cost and as allowed by its kind (which a move keeps, or
+/// turns from a pawn, never refused, into a piece), and the move leaves every other man
+/// where it was (a capture takes a man of the mating side away, which fits none more).
 pub fn nearer_to_hold(pos: &Chess, k: Square, from: Square, to: Square, role: Role, budget: u8) -> bool {
     let board = pos.board();
     let (Some(color), Some(was)) = (board.color_at(from), board.role_at(from)) else { return true };
@@ -444,20 +447,83 @@ pub fn nearer_to_hold(pos: &Chess, k: Square, from: Square, to: Square, role: Ro
 }
 
 /// One way for a man of the mating side to end: its cost, the flights it attacks (bits
-/// of `Search::flights`), and whether it gives check.
+/// of `Search::flights`), whether it gives check, and if so which blockers it leaves
+/// no room for ([`Defended`]).
 #[derive(Clone, Copy, Debug)]
 struct Option_ {
     cost: u8,
     covers: u8,
     checks: bool,
+    defended: Defended,
+}
+
+/// The flights of k (bits) that a victim's man may not hold when the mate's check comes
+/// from one square s: `any`, whatever the man is (s itself, which the checker holds, and
+/// the squares between s and k, which must stay empty); `by_piece`, for a queen, rook,
+/// bishop or knight, the flights from which it would capture the checker or step
+/// between in one move with no square on the way (for a pawn, only `any`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Defended {
+    any: u8,
+    by_piece: [u8; 4],
+}
+
+impl Defended {
+    /// Refuses no more than `other`.
+    fn within(&self, other: &Defended) -> bool {
+        self.any & !other.any == 0 && self.by_piece.iter().zip(&other.by_piece).all(|(a, b)| a & !b == 0)
+    }
+
+    /// The pieces whose flights [`Defended::by_piece`] counts, by index.
+    const PIECES: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
+
+    /// Where a blocker may not stand against a check of k from s. A blocker on flight f
+    /// that may capture on s or step onto a square between s and k, by a move whose path
+    /// crosses no other square, parries the check: the move is legal unless the man is
+    /// pinned to k (the only line its move opens runs from k through f) or the check is
+    /// double ([`Search::refused_against`]).
+    fn of(k: Square, s: Square) -> &'static Defended {
+        static TABLE: OnceLock<Vec<Defended>> = OnceLock::new();
+        let table = TABLE.get_or_init(|| {
+            let mut table = Vec::with_capacity(64 * 64);
+            for k in Square::ALL {
+                for s in Square::ALL {
+                    let line = shakmaty::attacks::between(s, k);
+                    let target = line.with(s);
+                    let mut d = Defended::default();
+                    for (bit, f) in king_attacks(k).into_iter().enumerate() {
+                        if target.contains(f) {
+                            d.any |= 1 << bit;
+                            continue;
+                        }
+                        let near = king_attacks(f);
+                        let straight = near & shakmaty::attacks::rook_attacks(f, Bitboard::EMPTY);
+                        let steps = [near, straight, near & !straight, knight_attacks(f)];
+                        for (piece, reach) in d.by_piece.iter_mut().zip(steps) {
+                            if (reach & target).any() {
+                                *piece |= 1 << bit;
+                            }
+                        }
+                    }
+                    for piece in &mut d.by_piece {
+                        *piece |= d.any;
+                    }
+                    table.push(d);
+                }
+            }
+            table
+        });
+        &table[usize::from(k) * 64 + usize::from(s)]
+    }
 }
 
 /// A man of the mating side around one king square: its ways to end that matter there,
-/// none dominated by another (as cheap and covering as much), and the cheapest that
-/// covers each flight.
+/// none dominated by another (as cheap, covering and allowing as much), the cheapest
+/// that covers each flight, and its cheapest check.
 struct Options {
     ways: Vec<Option_>,
     cover: [u8; 8],
+    check: u8,
 }
 
 /// The search for a final position around one king square k; kept between questions so
@@ -494,6 +560,12 @@ struct Search {
     /// Men placed so far, as bits.
     used_mater: u32,
     used_victims: u32,
+    /// Per victim's man: its index in [`Defended::PIECES`], none for a pawn (which may
+    /// end as another piece).
+    pieces: Vec<Option<usize>>,
+    /// The flights a victim's piece may not hold against the check placed, by piece, and
+    /// (last) those no man may hold.
+    refused: [u8; 5],
 }
 
 /// The most entries of what `Search` knows of men before it forgets them.
@@ -597,8 +669,12 @@ impl Search {
             let options = self.options_of(self.mater[i], k, budget.mater, standing);
             self.options.push(options);
         }
+        self.refused = [0; 5];
         self.blocks.clear();
+        self.pieces.clear();
         for j in 0..self.victims.len() {
+            let role = self.victims[j].role;
+            self.pieces.push(Defended::PIECES.iter().position(|&r| r == role));
             // A victim's man holds a flight as whatever it is by then: a pawn may
             // promote first, a rook may have castled.
             let costs = self.hold_costs(self.victims[j], k, self.victim_budget);
@@ -631,19 +707,26 @@ impl Search {
                     let checks = around.checking.contains(s) && (standing || cost > 0 || s != man.sq);
                     let pair = usize::from(covers) << 1 | usize::from(checks);
                     let cost = cost as u8;
-                    if seen[pair] <= cost {
+                    // Checks from different squares differ in the blockers they allow.
+                    if seen[pair] <= cost && !checks {
                         continue;
                     }
-                    seen[pair] = cost;
-                    let dominated =
-                        ways.iter().any(|o| o.cost <= cost && o.covers & covers == covers && (o.checks || !checks));
+                    seen[pair] = seen[pair].min(cost);
+                    let defended = if checks { *Defended::of(k, s) } else { Defended::default() };
+                    let dominated = ways.iter().any(|o| {
+                        o.cost <= cost
+                            && o.covers & covers == covers
+                            && (o.checks || !checks)
+                            && (!checks || o.defended.within(&defended))
+                    });
                     if !dominated {
-                        ways.push(Option_ { cost, covers, checks });
+                        ways.push(Option_ { cost, covers, checks, defended });
                     }
                 }
             }
         }
         self.scratch = ends;
+        let check = ways.iter().filter(|o| o.checks).map(|o| o.cost).min().unwrap_or(FAR);
         let mut cover = [FAR; 8];
         for o in &ways {
             for (bit, c) in cover.iter_mut().enumerate() {
@@ -652,7 +735,7 @@ impl Search {
                 }
             }
         }
-        let options = Rc::new(Options { ways, cover });
+        let options = Rc::new(Options { ways, cover, check });
         self.known_options.insert(known, Rc::clone(&options));
         options
     }
@@ -687,6 +770,7 @@ impl Search {
                 }
                 self.step()?;
                 self.used_mater |= 1 << i;
+                self.refused = self.refused_against(i, &opt, budget.mater);
                 let fits = self.close(opt.covers, Moves { mater: budget.mater - opt.cost, victim: budget.victim });
                 self.used_mater &= !(1 << i);
                 if fits != Some(false) {
@@ -695,6 +779,28 @@ impl Search {
             }
         }
         Some(false)
+    }
+
+    /// The flights a victim's man may not hold against the check of man `i` of the mating
+    /// side by `check`, with `moves` moves of its side: [`Defended`], but a piece that
+    /// would parry the check may hold its flight where another man may check as well (a
+    /// double check, which no capture or step between parries). A pin needs no exception:
+    /// the pinning man attacks the flight on an empty board, so the bound may as well
+    /// let it guard the flight, at the same cost, with the piece left out.
+    fn refused_against(&self, i: usize, check: &Option_, moves: u8) -> [u8; 5] {
+        let d = check.defended;
+        let double = self
+            .options
+            .iter()
+            .enumerate()
+            .any(|(j, o)| j != i && u16::from(o.check) + u16::from(check.cost) <= u16::from(moves));
+        let by_piece = |p: u8| if double { d.any } else { p };
+        [by_piece(d.by_piece[0]), by_piece(d.by_piece[1]), by_piece(d.by_piece[2]), by_piece(d.by_piece[3]), d.any]
+    }
+
+    /// Whether victim's man `j` may hold flight `bit` against the check placed.
+    fn may_hold(&self, j: usize, bit: usize) -> bool {
+        self.refused[self.pieces[j].unwrap_or(4)] & (1 << bit) == 0
     }
 
     /// Some(fits) once every flight is held or guarded (`covered`: the bits done so far);
@@ -708,7 +814,7 @@ impl Search {
             }
             let mut ways = 0;
             for (j, costs) in self.blocks.iter().enumerate() {
-                if self.used_victims & (1 << j) == 0 && costs[bit] <= budget.victim {
+                if self.used_victims & (1 << j) == 0 && costs[bit] <= budget.victim && self.may_hold(j, bit) {
                     ways += 1;
                 }
             }
@@ -728,7 +834,7 @@ impl Search {
         // Held by one of the victim's men.
         for j in 0..self.blocks.len() {
             let cost = self.blocks[j][bit];
-            if self.used_victims & (1 << j) != 0 || cost > budget.victim {
+            if self.used_victims & (1 << j) != 0 || cost > budget.victim || !self.may_hold(j, bit) {
                 continue;
             }
             self.step()?;
@@ -766,8 +872,8 @@ impl Search {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::CastlingMode;
     use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, Move};
 
     const BLACK_MATED: Final = Final { victim: Color::Black, mate: true, king: None };
 
@@ -883,6 +989,26 @@ mod tests {
         // The pawn never gets up the board; promoted on b1, a queen gets to b7 or b8.
         assert!(near(Square::B2, Square::B1, Role::Queen, 1));
         assert!(!near(Square::B2, Square::B1, Role::Queen, 0));
+    }
+
+    #[test]
+    fn a_blocker_that_would_parry_the_check_holds_no_flight() {
+        // K+B v K+R: the rook could hold a flight only beside the line of the bishop's
+        // check, from where it steps between; with no second checker and nothing to pin
+        // it, no mate exists in any number of moves (Popeye 4.104: no h#13).
+        // The bound is asked once per final square of the king, as the search asks it.
+        let p = pos("8/Bk6/8/r7/2K5/8/8/8 b - - 0 1");
+        for k in Square::ALL {
+            let goal = Final { king: Some(k), ..BLACK_MATED };
+            assert!(!reachable(&p, goal, Moves { mater: 13, victim: 13 }), "{k}");
+        }
+        // Double check: the queen on b8 parries Ra1's check (to a7) and Bd5's (to b7),
+        // but not both at once.
+        let p = pos("kq6/8/8/8/8/8/B7/R6K w - - 0 1");
+        assert!(reachable(&p, BLACK_MATED, Moves { mater: 1, victim: 0 }));
+        let mate =
+            Move::Normal { role: Role::Bishop, from: Square::A2, capture: None, to: Square::D5, promotion: None };
+        assert!(p.play(mate).unwrap().is_checkmate());
     }
 
     #[test]
