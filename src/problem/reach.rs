@@ -429,9 +429,9 @@ thread_local! {
 /// moves of its side left after the move, may hold some flight of k within the budget in
 /// fewer moves than it may from where it stands. Where it may not, the bound after
 /// the move fits no more final positions than after a pass: the bound's victim men only
-/// hold flights, each at its cost and as allowed by its kind (which a move keeps, or
-/// turns from a pawn, never refused, into a piece), and the move leaves every other man
-/// where it was (a capture takes a man of the mating side away, which fits none more).
+/// hold flights, each at its cost and as allowed by its kind (a move that changes the
+/// kind counts as nearer), and the move leaves every other man where it was (a capture
+/// takes a man of the mating side away, which fits none more).
 pub fn nearer_to_hold(pos: &Chess, k: Square, from: Square, to: Square, role: Role, budget: u8) -> bool {
     let board = pos.board();
     let (Some(color), Some(was)) = (board.color_at(from), board.role_at(from)) else { return true };
@@ -439,6 +439,9 @@ pub fn nearer_to_hold(pos: &Chess, k: Square, from: Square, to: Square, role: Ro
     // castles no more.
     let (before, after) = (Man::at(pos, from, was, color), Man::new(to, role, color));
     SCRATCH.with_borrow_mut(|search| {
+        if Defended::kind(&before, budget) != Defended::kind(&after, budget) {
+            return true;
+        }
         let (old, new) = (search.hold_costs(before, k, budget), search.hold_costs(after, k, budget));
         // A cost beyond the budget holds nothing.
         let within = |c: u8| if c <= budget { c } else { FAR };
@@ -459,23 +462,38 @@ struct Option_ {
 
 /// The flights of k (bits) that a victim's man may not hold when the mate's check comes
 /// from one square s: `any`, whatever the man is (s itself, which the checker holds, and
-/// the squares between s and k, which must stay empty); `by_piece`, for a queen, rook,
-/// bishop or knight, the flights from which it would capture the checker or step
-/// between in one move with no square on the way (for a pawn, only `any`).
+/// the squares between s and k, which must stay empty); `by_kind`, for each kind of
+/// [`Defended::kind`], the flights from which it would capture the checker or step
+/// between in one move with no square on the way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Defended {
     any: u8,
-    by_piece: [u8; 4],
+    by_kind: [u8; KINDS_DEFENDING],
 }
+
+/// The kinds of a victim's man that [`Defended::by_kind`] tells apart: queen, rook,
+/// bishop, knight, and a white or a black pawn that cannot promote in time. A pawn that
+/// may promote, whose kind at the end is not known, is refused only `any`.
+const KINDS_DEFENDING: usize = 6;
 
 impl Defended {
     /// Refuses no more than `other`.
     fn within(&self, other: &Defended) -> bool {
-        self.any & !other.any == 0 && self.by_piece.iter().zip(&other.by_piece).all(|(a, b)| a & !b == 0)
+        self.any & !other.any == 0 && self.by_kind.iter().zip(&other.by_kind).all(|(a, b)| a & !b == 0)
     }
 
-    /// The pieces whose flights [`Defended::by_piece`] counts, by index.
-    const PIECES: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
+    /// The kind of the victim's `man` with `budget` moves of its side, in the order of
+    /// [`Defended::by_kind`]; [`KINDS_DEFENDING`] for a pawn that may promote.
+    fn kind(man: &Man, budget: u8) -> usize {
+        match man.role {
+            Role::Queen => 0,
+            Role::Rook => 1,
+            Role::Bishop => 2,
+            Role::Knight => 3,
+            Role::Pawn if man.promotion_moves() > budget => man.color.fold_wb(5, 4),
+            _ => KINDS_DEFENDING,
+        }
+    }
 
     /// Where a blocker may not stand against a check of k from s. A blocker on flight f
     /// that may capture on s or step onto a square between s and k, by a move whose path
@@ -498,15 +516,28 @@ impl Defended {
                         }
                         let near = king_attacks(f);
                         let straight = near & shakmaty::attacks::rook_attacks(f, Bitboard::EMPTY);
-                        let steps = [near, straight, near & !straight, knight_attacks(f)];
-                        for (piece, reach) in d.by_piece.iter_mut().zip(steps) {
+                        // A pawn steps between (the square ahead is empty there) or takes
+                        // the checker; its double step crosses a square that may be taken.
+                        let pawn = |color: Color| {
+                            let ahead = f.offset(color.fold_wb(8, -8)).map_or(Bitboard::EMPTY, Bitboard::from);
+                            (ahead & line) | (pawn_attacks(color, f) & Bitboard::from(s))
+                        };
+                        let steps = [
+                            near,
+                            straight,
+                            near & !straight,
+                            knight_attacks(f),
+                            pawn(Color::Black),
+                            pawn(Color::White),
+                        ];
+                        for (kind, reach) in d.by_kind.iter_mut().zip(steps) {
                             if (reach & target).any() {
-                                *piece |= 1 << bit;
+                                *kind |= 1 << bit;
                             }
                         }
                     }
-                    for piece in &mut d.by_piece {
-                        *piece |= d.any;
+                    for kind in &mut d.by_kind {
+                        *kind |= d.any;
                     }
                     table.push(d);
                 }
@@ -560,12 +591,11 @@ struct Search {
     /// Men placed so far, as bits.
     used_mater: u32,
     used_victims: u32,
-    /// Per victim's man: its index in [`Defended::PIECES`], none for a pawn (which may
-    /// end as another piece).
-    pieces: Vec<Option<usize>>,
-    /// The flights a victim's piece may not hold against the check placed, by piece, and
+    /// Per victim's man: its [`Defended::kind`].
+    kinds: Vec<usize>,
+    /// The flights a victim's man may not hold against the check placed, by kind, and
     /// (last) those no man may hold.
-    refused: [u8; 5],
+    refused: [u8; KINDS_DEFENDING + 1],
 }
 
 /// The most entries of what `Search` knows of men before it forgets them.
@@ -669,12 +699,11 @@ impl Search {
             let options = self.options_of(self.mater[i], k, budget.mater, standing);
             self.options.push(options);
         }
-        self.refused = [0; 5];
+        self.refused = [0; KINDS_DEFENDING + 1];
         self.blocks.clear();
-        self.pieces.clear();
+        self.kinds.clear();
         for j in 0..self.victims.len() {
-            let role = self.victims[j].role;
-            self.pieces.push(Defended::PIECES.iter().position(|&r| r == role));
+            self.kinds.push(Defended::kind(&self.victims[j], self.victim_budget));
             // A victim's man holds a flight as whatever it is by then: a pawn may
             // promote first, a rook may have castled.
             let costs = self.hold_costs(self.victims[j], k, self.victim_budget);
@@ -787,20 +816,23 @@ impl Search {
     /// double check, which no capture or step between parries). A pin needs no exception:
     /// the pinning man attacks the flight on an empty board, so the bound may as well
     /// let it guard the flight, at the same cost, with the piece left out.
-    fn refused_against(&self, i: usize, check: &Option_, moves: u8) -> [u8; 5] {
+    fn refused_against(&self, i: usize, check: &Option_, moves: u8) -> [u8; KINDS_DEFENDING + 1] {
         let d = check.defended;
         let double = self
             .options
             .iter()
             .enumerate()
             .any(|(j, o)| j != i && u16::from(o.check) + u16::from(check.cost) <= u16::from(moves));
-        let by_piece = |p: u8| if double { d.any } else { p };
-        [by_piece(d.by_piece[0]), by_piece(d.by_piece[1]), by_piece(d.by_piece[2]), by_piece(d.by_piece[3]), d.any]
+        let mut refused = [d.any; KINDS_DEFENDING + 1];
+        if !double {
+            refused[..KINDS_DEFENDING].copy_from_slice(&d.by_kind);
+        }
+        refused
     }
 
     /// Whether victim's man `j` may hold flight `bit` against the check placed.
     fn may_hold(&self, j: usize, bit: usize) -> bool {
-        self.refused[self.pieces[j].unwrap_or(4)] & (1 << bit) == 0
+        self.refused[self.kinds[j]] & (1 << bit) == 0
     }
 
     /// Some(fits) once every flight is held or guarded (`covered`: the bits done so far);
@@ -986,9 +1018,10 @@ mod tests {
         // With no move left after it, only a move onto a flight holds one.
         assert!(!near(Square::H1, Square::H7, Role::Rook, 0));
         assert!(near(Square::H1, Square::H8, Role::Rook, 1));
-        // The pawn never gets up the board; promoted on b1, a queen gets to b7 or b8.
+        // The pawn never gets up the board; promoted on b1, a queen gets to b7 or b8. A
+        // move that changes what the man is counts as nearer, whatever the budget.
         assert!(near(Square::B2, Square::B1, Role::Queen, 1));
-        assert!(!near(Square::B2, Square::B1, Role::Queen, 0));
+        assert!(near(Square::B2, Square::B1, Role::Queen, 0));
     }
 
     #[test]

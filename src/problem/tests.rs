@@ -762,11 +762,11 @@ fn a_last_self_block_is_found_where_the_search_is_split() {
 
 #[test]
 fn a_mate_with_a_pinned_blocker_or_a_double_check_is_found() {
-    // Random positions with a helpmate whose mated king stands beside a piece of its own
-    // that could capture the checker or step between, were it not pinned or the check
-    // double: the bound refuses such a piece as a blocker only where the check is single
-    // and lets a pinning man guard its flight instead. Every line a full search finds,
-    // and no other, in two moves or fewer.
+    // Random positions (the last made by hand) with a helpmate whose mated king stands
+    // beside a man of its own that could capture the checker or step between, were it
+    // not pinned or the check double: the bound refuses such a man as a blocker only
+    // where the check is single, and lets a pinning man guard its flight instead. Every
+    // line a full search finds, and no other, in two moves or fewer.
     let cases = [
         "1k4K1/n7/5P2/5B2/6R1/5B2/5q2/1n5r b - - 0 1",
         "6q1/8/2r5/4k3/7R/8/5K2/1BRb1R2 b - - 0 1",
@@ -776,6 +776,8 @@ fn a_mate_with_a_pinned_blocker_or_a_double_check_is_found() {
         "6R1/3K4/8/N7/5B2/8/r3r3/1k6 b - - 0 1",
         "8/7b/3KR3/1B6/8/7Q/1n6/k3n3 b - - 0 1",
         "R4B2/2pkb3/6K1/8/8/2R5/7r/8 b - - 0 1",
+        // A pawn pinned on h7 cannot take the knight's check on g6: 1...a6 2.Sg6#.
+        "6bk/p6p/5K2/4N3/8/8/8/7R b - - 0 1",
     ];
     for fen in cases {
         let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
