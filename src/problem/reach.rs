@@ -837,26 +837,39 @@ impl Search {
 
     /// Some(fits) once every flight is held or guarded (`covered`: the bits done so far);
     /// None: gave up. Closes the open flight with the fewest ways first, and fails at once
-    /// where one has none.
+    /// where one has none, or where the flights only blockers may hold cost the victim
+    /// more than its moves.
     fn close(&mut self, covered: u8, budget: Moves) -> Option<bool> {
         let mut pick: Option<(u32, usize)> = None;
+        // The victim's moves to the flights no man of the mating side may guard.
+        let mut blocking = 0u32;
         for bit in 0..self.flights.len() {
             if covered & (1 << bit) != 0 {
                 continue;
             }
             let mut ways = 0;
+            let mut guards = 0;
+            let mut block = FAR;
             for (j, costs) in self.blocks.iter().enumerate() {
                 if self.used_victims & (1 << j) == 0 && costs[bit] <= budget.victim && self.may_hold(j, bit) {
                     ways += 1;
+                    block = block.min(costs[bit]);
                 }
             }
             for (i, options) in self.options.iter().enumerate() {
                 if self.used_mater & (1 << i) == 0 && options.cover[bit] <= budget.mater {
-                    ways += 1;
+                    guards += 1;
                 }
             }
+            ways += guards;
             if ways == 0 {
                 return Some(false);
+            }
+            if guards == 0 {
+                blocking += u32::from(block);
+                if blocking > u32::from(budget.victim) {
+                    return Some(false);
+                }
             }
             if pick.is_none_or(|(w, _)| ways < w) {
                 pick = Some((ways, bit));
