@@ -593,9 +593,34 @@ struct Search {
     used_victims: u32,
     /// Per victim's man: its [`Defended::kind`].
     kinds: Vec<usize>,
-    /// The flights a victim's man may not hold against the check placed, by kind, and
-    /// (last) those no man may hold.
-    refused: [u8; KINDS_DEFENDING + 1],
+    /// The bytes of [`Search::refused_against`] that matter: those of the kinds the victim
+    /// has.
+    present: u64,
+    /// The cheapest check of any man of the mating side, and of any man but that one.
+    checks: [(u8, usize); 2],
+    /// The checks of one man tried and failed: cost, covers and the flights refused.
+    failed: Vec<(u8, u8, u64)>,
+    /// Per flight, as bits: the victim's men that may get there within its moves, and of
+    /// those the ones the check placed allows; the mating side's men that may guard it.
+    can_hold: [u32; 8],
+    holders: [u32; 8],
+    guards: [u32; 8],
+    /// The victim's men of each kind of [`Defended::kind`], as bits.
+    of_kind: [u32; KINDS_DEFENDING + 1],
+}
+
+/// The indices of the set bits of a mask, lowest first.
+struct Bits(u32);
+
+impl Iterator for Bits {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        (self.0 != 0).then(|| {
+            let i = self.0.trailing_zeros() as usize;
+            self.0 &= self.0 - 1;
+            i
+        })
+    }
 }
 
 /// The most entries of what `Search` knows of men before it forgets them.
@@ -699,15 +724,42 @@ impl Search {
             let options = self.options_of(self.mater[i], k, budget.mater, standing);
             self.options.push(options);
         }
-        self.refused = [0; KINDS_DEFENDING + 1];
+        self.present = 0xff << (8 * KINDS_DEFENDING);
+        self.of_kind = [0; KINDS_DEFENDING + 1];
         self.blocks.clear();
         self.kinds.clear();
         for j in 0..self.victims.len() {
-            self.kinds.push(Defended::kind(&self.victims[j], self.victim_budget));
+            let kind = Defended::kind(&self.victims[j], self.victim_budget);
+            self.kinds.push(kind);
+            self.present |= 0xff << (8 * kind);
+            self.of_kind[kind] |= 1 << j;
             // A victim's man holds a flight as whatever it is by then: a pawn may
             // promote first, a rook may have castled.
             let costs = self.hold_costs(self.victims[j], k, self.victim_budget);
             self.blocks.push(costs);
+        }
+        self.can_hold = [0; 8];
+        self.guards = [0; 8];
+        for bit in 0..self.flights.len() {
+            for (j, costs) in self.blocks.iter().enumerate() {
+                if costs[bit] <= budget.victim {
+                    self.can_hold[bit] |= 1 << j;
+                }
+            }
+            for (i, options) in self.options.iter().enumerate() {
+                if options.cover[bit] <= budget.mater {
+                    self.guards[bit] |= 1 << i;
+                }
+            }
+        }
+        self.holders = self.can_hold;
+        self.checks = [(FAR, usize::MAX); 2];
+        for (i, o) in self.options.iter().enumerate() {
+            if o.check < self.checks[0].0 {
+                self.checks = [(o.check, i), self.checks[0]];
+            } else if o.check < self.checks[1].0 {
+                self.checks[1] = (o.check, i);
+            }
         }
         self.used_mater = 0;
         self.used_victims = 0;
@@ -790,21 +842,32 @@ impl Search {
     }
 
     /// Some(fits) with a checker of k placed first; None: gave up.
+    /// A check that costs no less, covers no more and allows no more blockers than one
+    /// of the same man that failed fails as well: it is not tried.
     fn checked(&mut self, budget: Moves) -> Option<bool> {
         for i in 0..self.mater.len() {
+            self.failed.clear();
             for o in 0..self.options[i].ways.len() {
                 let opt = self.options[i].ways[o];
                 if !opt.checks || opt.cost > budget.mater {
                     continue;
                 }
+                let refused = self.refused_against(i, &opt, budget.mater);
+                let tried = |&(cost, covers, r): &(u8, u8, u64)| {
+                    cost <= opt.cost && covers & opt.covers == opt.covers && r & refused == r
+                };
+                if self.failed.iter().any(tried) {
+                    continue;
+                }
                 self.step()?;
                 self.used_mater |= 1 << i;
-                self.refused = self.refused_against(i, &opt, budget.mater);
+                self.refuse(refused);
                 let fits = self.close(opt.covers, Moves { mater: budget.mater - opt.cost, victim: budget.victim });
                 self.used_mater &= !(1 << i);
                 if fits != Some(false) {
                     return fits;
                 }
+                self.failed.push((opt.cost, opt.covers, refused));
             }
         }
         Some(false)
@@ -815,24 +878,30 @@ impl Search {
     /// would parry the check may hold its flight where another man may check as well (a
     /// double check, which no capture or step between parries). A pin needs no exception:
     /// the pinning man attacks the flight on an empty board, so the bound may as well
-    /// let it guard the flight, at the same cost, with the piece left out.
-    fn refused_against(&self, i: usize, check: &Option_, moves: u8) -> [u8; KINDS_DEFENDING + 1] {
+    /// let it guard the flight, at the same cost, with the piece left out. A byte per
+    /// kind, the last for every man; only the bytes of the kinds the victim has are kept.
+    fn refused_against(&self, i: usize, check: &Option_, moves: u8) -> u64 {
         let d = check.defended;
-        let double = self
-            .options
-            .iter()
-            .enumerate()
-            .any(|(j, o)| j != i && u16::from(o.check) + u16::from(check.cost) <= u16::from(moves));
-        let mut refused = [d.any; KINDS_DEFENDING + 1];
-        if !double {
-            refused[..KINDS_DEFENDING].copy_from_slice(&d.by_kind);
-        }
-        refused
+        let other = if self.checks[0].1 == i { self.checks[1].0 } else { self.checks[0].0 };
+        let double = u16::from(other) + u16::from(check.cost) <= u16::from(moves);
+        let by_kind = |kind: usize| if double { d.any } else { d.by_kind[kind] };
+        let refused = (0..KINDS_DEFENDING)
+            .fold(u64::from(d.any) << (8 * KINDS_DEFENDING), |r, kind| r | u64::from(by_kind(kind)) << (8 * kind));
+        refused & self.present
     }
 
-    /// Whether victim's man `j` may hold flight `bit` against the check placed.
-    fn may_hold(&self, j: usize, bit: usize) -> bool {
-        self.refused[self.kinds[j]] & (1 << bit) == 0
+    /// Places a check that refuses `refused` ([`Search::refused_against`]): the victim's
+    /// men that may hold each flight.
+    fn refuse(&mut self, refused: u64) {
+        for bit in 0..self.flights.len() {
+            let mut out = 0;
+            for (kind, men) in self.of_kind.iter().enumerate() {
+                if refused >> (8 * kind + bit) & 1 != 0 {
+                    out |= men;
+                }
+            }
+            self.holders[bit] = self.can_hold[bit] & !out;
+        }
     }
 
     /// Some(fits) once every flight is held or guarded (`covered`: the bits done so far);
@@ -850,14 +919,15 @@ impl Search {
             let mut ways = 0;
             let mut guards = 0;
             let mut block = FAR;
-            for (j, costs) in self.blocks.iter().enumerate() {
-                if self.used_victims & (1 << j) == 0 && costs[bit] <= budget.victim && self.may_hold(j, bit) {
+            for j in Bits(self.holders[bit] & !self.used_victims) {
+                let cost = self.blocks[j][bit];
+                if cost <= budget.victim {
                     ways += 1;
-                    block = block.min(costs[bit]);
+                    block = block.min(cost);
                 }
             }
-            for (i, options) in self.options.iter().enumerate() {
-                if self.used_mater & (1 << i) == 0 && options.cover[bit] <= budget.mater {
+            for i in Bits(self.guards[bit] & !self.used_mater) {
+                if self.options[i].cover[bit] <= budget.mater {
                     guards += 1;
                 }
             }
@@ -877,9 +947,9 @@ impl Search {
         }
         let Some((_, bit)) = pick else { return Some(true) };
         // Held by one of the victim's men.
-        for j in 0..self.blocks.len() {
+        for j in Bits(self.holders[bit] & !self.used_victims) {
             let cost = self.blocks[j][bit];
-            if self.used_victims & (1 << j) != 0 || cost > budget.victim || !self.may_hold(j, bit) {
+            if cost > budget.victim {
                 continue;
             }
             self.step()?;
@@ -891,10 +961,7 @@ impl Search {
             }
         }
         // Guarded by a man of the mating side not placed yet.
-        for i in 0..self.mater.len() {
-            if self.used_mater & (1 << i) != 0 {
-                continue;
-            }
+        for i in Bits(self.guards[bit] & !self.used_mater) {
             for o in 0..self.options[i].ways.len() {
                 let opt = self.options[i].ways[o];
                 if opt.covers & (1 << bit) == 0 || opt.cost > budget.mater {
