@@ -451,13 +451,14 @@ pub fn nearer_to_hold(pos: &Chess, k: Square, from: Square, to: Square, role: Ro
 
 /// One way for a man of the mating side to end: its cost, the flights it attacks (bits
 /// of `Search::flights`), whether it gives check, and if so which blockers it leaves
-/// no room for ([`Defended`]).
+/// no room for ([`Defended`]) and whether as a bishop.
 #[derive(Clone, Copy, Debug)]
 struct Option_ {
     cost: u8,
     covers: u8,
     checks: bool,
     defended: Defended,
+    bishop: bool,
 }
 
 /// The flights of k (bits) that a victim's man may not hold when the mate's check comes
@@ -550,11 +551,11 @@ impl Defended {
 
 /// A man of the mating side around one king square: its ways to end that matter there,
 /// none dominated by another (as cheap, covering and allowing as much), the cheapest
-/// that covers each flight, and its cheapest check.
+/// that covers each flight, and its cheapest check as a bishop and as another man.
 struct Options {
     ways: Vec<Option_>,
     cover: [u8; 8],
-    check: u8,
+    check: [u8; 2],
 }
 
 /// The search for a final position around one king square k; kept between questions so
@@ -596,8 +597,9 @@ struct Search {
     /// The bytes of [`Search::refused_against`] that matter: those of the kinds the victim
     /// has.
     present: u64,
-    /// The cheapest check of any man of the mating side, and of any man but that one.
-    checks: [(u8, usize); 2],
+    /// The cheapest check of any man of the mating side, and of any man but that one: as
+    /// a bishop, and as another man.
+    checks: [[(u8, usize); 2]; 2],
     /// The checks of one man tried and failed: cost, covers and the flights refused.
     failed: Vec<(u8, u8, u64)>,
     /// Per flight, as bits: the victim's men that may get there within its moves, and of
@@ -753,12 +755,14 @@ impl Search {
             }
         }
         self.holders = self.can_hold;
-        self.checks = [(FAR, usize::MAX); 2];
+        self.checks = [[(FAR, usize::MAX); 2]; 2];
         for (i, o) in self.options.iter().enumerate() {
-            if o.check < self.checks[0].0 {
-                self.checks = [(o.check, i), self.checks[0]];
-            } else if o.check < self.checks[1].0 {
-                self.checks[1] = (o.check, i);
+            for (best, &cost) in self.checks.iter_mut().zip(&o.check) {
+                if cost < best[0].0 {
+                    *best = [(cost, i), best[0]];
+                } else if cost < best[1].0 {
+                    best[1] = (cost, i);
+                }
             }
         }
         self.used_mater = 0;
@@ -794,20 +798,23 @@ impl Search {
                     }
                     seen[pair] = seen[pair].min(cost);
                     let defended = if checks { *Defended::of(k, s) } else { Defended::default() };
+                    let bishop = checks && role == Role::Bishop;
                     let dominated = ways.iter().any(|o| {
                         o.cost <= cost
                             && o.covers & covers == covers
                             && (o.checks || !checks)
-                            && (!checks || o.defended.within(&defended))
+                            && (!checks || (o.defended.within(&defended) && (bishop || !o.bishop)))
                     });
                     if !dominated {
-                        ways.push(Option_ { cost, covers, checks, defended });
+                        ways.push(Option_ { cost, covers, checks, defended, bishop });
                     }
                 }
             }
         }
         self.scratch = ends;
-        let check = ways.iter().filter(|o| o.checks).map(|o| o.cost).min().unwrap_or(FAR);
+        let cheapest =
+            |bishop: bool| ways.iter().filter(|o| o.checks && o.bishop == bishop).map(|o| o.cost).min().unwrap_or(FAR);
+        let check = [cheapest(true), cheapest(false)];
         let mut cover = [FAR; 8];
         for o in &ways {
             for (bit, c) in cover.iter_mut().enumerate() {
@@ -844,6 +851,15 @@ impl Search {
     /// Some(fits) with a checker of k placed first; None: gave up.
     /// A check that costs no less, covers no more and allows no more blockers than one
     /// of the same man that failed fails as well: it is not tried.
+    ///
+    /// Two bishops never give a double check: the last move made one check at least. A
+    /// bishop that moves off the other's line to k goes along the diagonal across it,
+    /// which meets neither line to k again; a pawn that promotes to a bishop steps to a
+    /// square of the other colour, or along the line it leaves, or across it; an en
+    /// passant capture empties two squares of different colours, which two lines of
+    /// bishops to one king cannot both cross; castling empties the king's square and
+    /// either a square of the other colour or a corner, which no line crosses; any other
+    /// move empties one square, which one line to the king crosses at most.
     fn checked(&mut self, budget: Moves) -> Option<bool> {
         for i in 0..self.mater.len() {
             self.failed.clear();
@@ -878,12 +894,15 @@ impl Search {
     /// would parry the check may hold its flight where another man may check as well (a
     /// double check, which no capture or step between parries). A pin needs no exception:
     /// the pinning man attacks the flight on an empty board, so the bound may as well
-    /// let it guard the flight, at the same cost, with the piece left out. A byte per
-    /// kind, the last for every man; only the bytes of the kinds the victim has are kept.
+    /// let it guard the flight, at the same cost, with the piece left out. Two bishops
+    /// never check at once ([`Search::checked`]). A byte per kind, the last for every
+    /// man; only the bytes of the kinds the victim has are kept.
     fn refused_against(&self, i: usize, check: &Option_, moves: u8) -> u64 {
         let d = check.defended;
-        let other = if self.checks[0].1 == i { self.checks[1].0 } else { self.checks[0].0 };
-        let double = u16::from(other) + u16::from(check.cost) <= u16::from(moves);
+        let other = |best: &[(u8, usize); 2]| if best[0].1 == i { best[1].0 } else { best[0].0 };
+        let [bishops, others] = &self.checks;
+        let second = if check.bishop { other(others) } else { other(others).min(other(bishops)) };
+        let double = u16::from(second) + u16::from(check.cost) <= u16::from(moves);
         let by_kind = |kind: usize| if double { d.any } else { d.by_kind[kind] };
         let refused = (0..KINDS_DEFENDING)
             .fold(u64::from(d.any) << (8 * KINDS_DEFENDING), |r, kind| r | u64::from(by_kind(kind)) << (8 * kind));
@@ -1110,10 +1129,13 @@ mod tests {
         // check, from where it steps between; with no second checker and nothing to pin
         // it, no mate exists in any number of moves (Popeye 4.104: no h#13).
         // The bound is asked once per final square of the king, as the search asks it.
-        let p = pos("8/Bk6/8/r7/2K5/8/8/8 b - - 0 1");
-        for k in Square::ALL {
-            let goal = Final { king: Some(k), ..BLACK_MATED };
-            assert!(!reachable(&p, goal, Moves { mater: 13, victim: 13 }), "{k}");
+        // With two bishops as well: they never check at once (Popeye 4.104: no h#13).
+        for fen in ["8/Bk6/8/r7/2K5/8/8/8 b - - 0 1", "B7/8/8/8/8/3K3B/8/r1k5 b - - 0 1"] {
+            let p = pos(fen);
+            for k in Square::ALL {
+                let goal = Final { king: Some(k), ..BLACK_MATED };
+                assert!(!reachable(&p, goal, Moves { mater: 13, victim: 13 }), "{fen}: {k}");
+            }
         }
         // Double check: the queen on b8 parries Ra1's check (to a7) and Bd5's (to b7),
         // but not both at once.

@@ -778,6 +778,12 @@ fn a_mate_with_a_pinned_blocker_or_a_double_check_is_found() {
         "R4B2/2pkb3/6K1/8/8/2R5/7r/8 b - - 0 1",
         // A pawn pinned on h7 cannot take the knight's check on g6: 1...a6 2.Sg6#.
         "6bk/p6p/5K2/4N3/8/8/8/7R b - - 0 1",
+        // Random positions where White checks with bishops only, which never check at
+        // once: a black man that would parry the check holds no flight.
+        "8/1B6/8/1k1B4/3q2p1/K7/5B2/3n4 b - - 0 1",
+        "8/8/K2B1n2/8/2r3Bk/5r2/6B1/8 b - - 0 1",
+        "8/K7/n7/3B2q1/k7/1p6/5B2/B7 b - - 0 1",
+        "3B1b2/2P5/8/5B2/7K/6r1/3b4/3k4 b - - 0 1",
     ];
     for fen in cases {
         let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
