@@ -781,8 +781,8 @@ impl Search {
         man.ends(budget, &mut ends);
         let top = usize::from(budget).min(LAST);
         let mut ways: Vec<Option_> = Vec::new();
-        // The cheapest cost of each (covers, checks) pair found so far: a pair seen again
-        // at no lower cost is dominated.
+        // The cheapest cost of each (covers, checks) pair found so far: a way that does
+        // not check, seen again at no lower cost, is dominated.
         let mut seen = [FAR; 512];
         for &(role, ref lv) in &ends {
             let around = around(role, man.color, k);
