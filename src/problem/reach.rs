@@ -681,20 +681,18 @@ impl Search {
 
     /// A quick test before the search: a check of k within the mating side's moves, and
     /// every flight held or guarded by some man within its side's moves; the flights only
-    /// a blocker can hold cost the victim at least their sum.
+    /// a blocker can hold cost the victim at least their sum. Reads what `prepare` made
+    /// with the same budget.
     fn may_fit(&self, budget: Moves, mate: bool) -> bool {
-        if mate && !self.options.iter().any(|o| o.ways.iter().any(|w| w.checks && w.cost <= budget.mater)) {
+        if mate && self.checks.iter().all(|best| best[0].0 > budget.mater) {
             return false;
         }
         let mut blocks = 0u32;
         for bit in 0..self.flights.len() {
-            if self.options.iter().any(|o| o.cover[bit] <= budget.mater) {
+            if self.guards[bit] != 0 {
                 continue;
             }
-            let b = self.blocks.iter().map(|c| c[bit]).min().unwrap_or(FAR);
-            if b > budget.victim {
-                return false;
-            }
+            let Some(b) = Bits(self.can_hold[bit]).map(|j| self.blocks[j][bit]).min() else { return false };
             blocks += u32::from(b);
         }
         blocks <= u32::from(budget.victim)
