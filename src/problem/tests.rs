@@ -748,16 +748,22 @@ fn a_last_self_block_is_found_where_the_search_is_split() {
         "5n2/3k4/2N5/4r3/4BK1B/8/7r/4B3 b - - 0 1",
     ];
     for fen in cases {
-        let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
-        let solved =
-            solve_problem(pos.clone(), "h#2".parse().unwrap(), ProblemSettings::default(), tree::Show::default())
-                .unwrap();
-        let got: Vec<String> = solved.solutions.iter().map(|l| format!("{l:?}")).collect();
-        let want: Vec<String> = every_helpmate(&pos, 4).iter().map(|l| format!("{l:?}")).collect();
-        assert!(!want.is_empty() && want.len() <= 100, "{fen}: {} helpmates", want.len());
-        let got: std::collections::BTreeSet<String> = got.into_iter().collect();
-        assert_eq!(got, want.into_iter().collect(), "{fen}");
+        let helpmates = assert_h2_solutions_are_every_helpmate(fen);
+        assert!(helpmates <= 100, "{fen}: {helpmates} helpmates");
     }
+}
+
+/// Asserts that `fen`'s h#2 has some solution and exactly the lines [`every_helpmate`]
+/// finds; returns how many.
+fn assert_h2_solutions_are_every_helpmate(fen: &str) -> usize {
+    let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+    let solved =
+        solve_problem(pos.clone(), "h#2".parse().unwrap(), ProblemSettings::default(), tree::Show::default()).unwrap();
+    let got: std::collections::BTreeSet<String> = solved.solutions.iter().map(|l| format!("{l:?}")).collect();
+    let want: std::collections::BTreeSet<String> = every_helpmate(&pos, 4).iter().map(|l| format!("{l:?}")).collect();
+    assert!(!want.is_empty(), "{fen}");
+    assert_eq!(got, want, "{fen}");
+    want.len()
 }
 
 #[test]
@@ -786,14 +792,6 @@ fn a_mate_with_a_pinned_blocker_or_a_double_check_is_found() {
         "3B1b2/2P5/8/5B2/7K/6r1/3b4/3k4 b - - 0 1",
     ];
     for fen in cases {
-        let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
-        let solved =
-            solve_problem(pos.clone(), "h#2".parse().unwrap(), ProblemSettings::default(), tree::Show::default())
-                .unwrap();
-        let got: std::collections::BTreeSet<String> = solved.solutions.iter().map(|l| format!("{l:?}")).collect();
-        let want: std::collections::BTreeSet<String> =
-            every_helpmate(&pos, 4).iter().map(|l| format!("{l:?}")).collect();
-        assert!(!want.is_empty(), "{fen}");
-        assert_eq!(got, want, "{fen}");
+        assert_h2_solutions_are_every_helpmate(fen);
     }
 }
