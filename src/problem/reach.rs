@@ -117,11 +117,6 @@ fn add_shifted(into: &mut Levels, lv: &Levels, by: u8) {
     }
 }
 
-/// The cheapest cost at which `lv` reaches a square of `targets`, FAR if none.
-fn cheapest(lv: &Levels, targets: Bitboard, budget: u8) -> u8 {
-    (0..=usize::from(budget).min(LAST)).find(|&c| (lv[c] & targets).any()).map_or(FAR, |c| c as u8)
-}
-
 /// Knight distances on an empty board.
 fn knight_distance(a: Square, b: Square) -> u8 {
     static TABLE: OnceLock<Vec<[u8; 64]>> = OnceLock::new();
@@ -335,9 +330,11 @@ fn kind_index(role: Role, color: Color) -> usize {
 fn men_of(pos: &Chess, color: Color, men: &mut Vec<Man>) {
     let board: &Board = pos.board();
     men.clear();
-    for sq in board.by_color(color) {
-        let role = board.role_at(sq).unwrap_or(Role::Pawn);
-        men.push(Man::at(pos, sq, role, color));
+    let castling = pos.castles().has_color(color);
+    for role in Role::ALL {
+        for sq in board.by_piece(role.of(color)) {
+            men.push(if castling { Man::at(pos, sq, role, color) } else { Man::new(sq, role, color) });
+        }
     }
 }
 
@@ -551,10 +548,12 @@ impl Defended {
 
 /// A man of the mating side around one king square: its ways to end that matter there,
 /// none dominated by another (as cheap, covering and allowing as much), the cheapest
-/// that covers each flight, and its cheapest check as a bishop and as another man.
+/// that covers each flight (and, as bits, the flights it covers at all), and its cheapest
+/// check as a bishop and as another man.
 struct Options {
     ways: Vec<Option_>,
     cover: [u8; 8],
+    covering: u8,
     check: [u8; 2],
 }
 
@@ -581,8 +580,6 @@ struct Search {
     /// Options by [`Man::key`], kept between questions: most men stand still from a node
     /// to its children.
     known_options: FxHashMap<u64, Rc<Options>>,
-    /// A victim's man's cost to hold each flight of k, by [`Man::key`] with k.
-    known_blocks: FxHashMap<u64, [u8; 8]>,
     /// Per victim's man: its cost to hold each flight.
     blocks: Vec<[u8; 8]>,
     /// The squares of the mating side's men.
@@ -609,6 +606,36 @@ struct Search {
     guards: [u32; 8],
     /// The victim's men of each kind of [`Defended::kind`], as bits.
     of_kind: [u32; KINDS_DEFENDING + 1],
+    /// What the victim's part and the mating side's part of `prepare` were last made
+    /// for: siblings in the search differ in one side's men only, so the other side's
+    /// part is reused.
+    victims_for: Option<(Side, Square, u8, u8)>,
+    mater_for: Option<(Side, Square, u8, bool)>,
+}
+
+/// One side's men as the bound sees them: where each kind stands, and its castlings.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Side([Bitboard; 7]);
+
+impl Side {
+    fn of(pos: &Chess, color: Color) -> Side {
+        let board = pos.board();
+        let mut side = [Bitboard::EMPTY; 7];
+        for (bb, role) in side.iter_mut().zip(Role::ALL) {
+            *bb = board.by_piece(role.of(color));
+        }
+        side[6] = pos.castles().castling_rights() & Bitboard::from(color.backrank());
+        Side(side)
+    }
+}
+
+/// The flights (as bits) whose cost in `costs` is at most `moves`: each byte, at most
+/// FAR, plus FAR - moves carries into its top bit exactly when it exceeds `moves`.
+fn within(costs: &[u8; 8], moves: u8) -> u8 {
+    const TOPS: u64 = 0x8080_8080_8080_8080;
+    let over = (u64::from_le_bytes(*costs) + u64::from_le_bytes([FAR - moves.min(FAR); 8])) & TOPS;
+    // The top bit of byte i, moved to bit i.
+    ((!over & TOPS) >> 7).wrapping_mul(0x0102_0408_1020_4080).to_le_bytes()[7]
 }
 
 /// The indices of the set bits of a mask, lowest first.
@@ -632,19 +659,24 @@ impl Search {
     /// Whether some final position of the goal fits within `moves` ([`reachable`]).
     fn reachable(&mut self, pos: &Chess, goal: Final, moves: Moves) -> bool {
         let Final { victim, mate, king: only } = goal;
-        if self.known_options.len() + self.known_blocks.len() > KNOWN {
+        if self.known_options.len() > KNOWN {
             self.known_options.clear();
-            self.known_blocks.clear();
         }
         let Some(king) = pos.board().king_of(victim) else { return true };
-        men_of(pos, victim, &mut self.victims);
-        let Some(king_man) = self.victims.iter().copied().find(|m| m.role == Role::King && m.sq == king) else {
-            return true;
-        };
-        self.victims.retain(|m| m.role != Role::King);
-        men_of(pos, !victim, &mut self.mater);
-        self.mater_squares = pos.board().by_color(!victim);
-        self.in_check = pos.turn() == victim && pos.is_check();
+        let (victim_side, mater_side) = (Side::of(pos, victim), Side::of(pos, !victim));
+        if self.victims_for.is_none_or(|(side, ..)| side != victim_side) {
+            self.victims_for = None;
+            men_of(pos, victim, &mut self.victims);
+            self.victims.retain(|m| m.role != Role::King);
+        }
+        let king_man = Man::at(pos, king, Role::King, victim);
+        let in_check = pos.turn() == victim && pos.is_check();
+        if self.mater_for.is_none_or(|(side, .., check)| side != mater_side || check != in_check) {
+            self.mater_for = None;
+            men_of(pos, !victim, &mut self.mater);
+            self.mater_squares = pos.board().by_color(!victim);
+            self.in_check = in_check;
+        }
         self.victim_budget = moves.victim;
         self.steps = 0;
         // The king's squares nearest first: a near final square is the likeliest to fit.
@@ -660,7 +692,7 @@ impl Search {
         for i in 0..self.squares.len() {
             let (d, k) = self.squares[i];
             let budget = Moves { mater: moves.mater, victim: moves.victim - d };
-            self.prepare(k, budget);
+            self.prepare(k, budget, (victim_side, mater_side));
             if !self.may_fit(budget, mate) {
                 continue;
             }
@@ -713,17 +745,56 @@ impl Search {
         self.in_check || moves >= 2 || (moves >= 1 && (line & (self.mater_squares | passed)).any())
     }
 
-    /// The flights of k and every man's ways to end around it.
-    fn prepare(&mut self, k: Square, budget: Moves) {
+    /// The flights of k and every man's ways to end around it; a side's part is kept
+    /// where its men, k and its moves are those of the last call.
+    fn prepare(&mut self, k: Square, budget: Moves, (victim_side, mater_side): (Side, Side)) {
         self.flights.clear();
         self.flights.extend(king_attacks(k));
+        if self.mater_for != Some((mater_side, k, budget.mater, self.in_check)) {
+            self.prepare_mater(k, budget.mater);
+            self.mater_for = Some((mater_side, k, budget.mater, self.in_check));
+        }
+        if self.victims_for != Some((victim_side, k, self.victim_budget, budget.victim)) {
+            self.prepare_victims(k, budget.victim);
+            self.victims_for = Some((victim_side, k, self.victim_budget, budget.victim));
+        }
+        self.holders = self.can_hold;
+        self.used_mater = 0;
+        self.used_victims = 0;
+    }
+
+    /// The mating side's men's options around k, the flights each may guard and the
+    /// cheapest checks, with `moves` moves of its side.
+    fn prepare_mater(&mut self, k: Square, moves: u8) {
         self.options.clear();
         for i in 0..self.mater.len() {
             // The options differ with whether the man may check where it stands.
-            let standing = self.may_check_standing(i, k, budget.mater);
-            let options = self.options_of(self.mater[i], k, budget.mater, standing);
+            let standing = self.may_check_standing(i, k, moves);
+            let options = self.options_of(self.mater[i], k, moves, standing);
             self.options.push(options);
         }
+        // Every way costs no more than the moves the options were made for.
+        self.guards = [0; 8];
+        for (i, options) in self.options.iter().enumerate() {
+            for bit in Bits(u32::from(options.covering)) {
+                self.guards[bit] |= 1 << i;
+            }
+        }
+        self.checks = [[(FAR, usize::MAX); 2]; 2];
+        for (i, o) in self.options.iter().enumerate() {
+            for (best, &cost) in self.checks.iter_mut().zip(&o.check) {
+                if cost < best[0].0 {
+                    *best = [(cost, i), best[0]];
+                } else if cost < best[1].0 {
+                    best[1] = (cost, i);
+                }
+            }
+        }
+    }
+
+    /// The victim's men's kinds and costs to hold each flight of k, and the men that may
+    /// hold each flight with `moves` moves of its side left after its king's.
+    fn prepare_victims(&mut self, k: Square, moves: u8) {
         self.present = 0xff << (8 * KINDS_DEFENDING);
         self.of_kind = [0; KINDS_DEFENDING + 1];
         self.blocks.clear();
@@ -739,32 +810,11 @@ impl Search {
             self.blocks.push(costs);
         }
         self.can_hold = [0; 8];
-        self.guards = [0; 8];
-        for bit in 0..self.flights.len() {
-            for (j, costs) in self.blocks.iter().enumerate() {
-                if costs[bit] <= budget.victim {
-                    self.can_hold[bit] |= 1 << j;
-                }
-            }
-            for (i, options) in self.options.iter().enumerate() {
-                if options.cover[bit] <= budget.mater {
-                    self.guards[bit] |= 1 << i;
-                }
+        for (j, costs) in self.blocks.iter().enumerate() {
+            for bit in Bits(u32::from(within(costs, moves))) {
+                self.can_hold[bit] |= 1 << j;
             }
         }
-        self.holders = self.can_hold;
-        self.checks = [[(FAR, usize::MAX); 2]; 2];
-        for (i, o) in self.options.iter().enumerate() {
-            for (best, &cost) in self.checks.iter_mut().zip(&o.check) {
-                if cost < best[0].0 {
-                    *best = [(cost, i), best[0]];
-                } else if cost < best[1].0 {
-                    best[1] = (cost, i);
-                }
-            }
-        }
-        self.used_mater = 0;
-        self.used_victims = 0;
     }
 
     /// The ways of the mating side's `man` to end around k with `budget` moves (checking
@@ -821,28 +871,38 @@ impl Search {
                 }
             }
         }
-        let options = Rc::new(Options { ways, cover, check });
+        let covering = ways.iter().fold(0, |bits, o| bits | o.covers);
+        let options = Rc::new(Options { ways, cover, covering, check });
         self.known_options.insert(known, Rc::clone(&options));
         options
     }
 
     /// The fewest moves for the victim's `man` to stand on each flight of k (in the order
-    /// of `king_attacks(k)`), with `budget` moves of its side.
+    /// of `king_attacks(k)`), with `budget` moves of its side; read off the empty-board
+    /// levels, which is cheaper than remembering it.
     fn hold_costs(&mut self, man: Man, k: Square, budget: u8) -> [u8; 8] {
-        let known = man.key(budget, k);
-        if let Some(costs) = self.known_blocks.get(&known) {
-            return *costs;
-        }
-        man.ends(budget, &mut self.scratch);
-        let mut all = [Bitboard::EMPTY; LAST + 1];
-        for (_, lv) in &self.scratch {
-            add_shifted(&mut all, lv, 0);
-        }
+        let plain = man.castled == [None; 2] && (man.role != Role::Pawn || man.promotion_moves() > budget);
+        let all = if plain {
+            *levels(man.role, man.color, man.sq)
+        } else {
+            man.ends(budget, &mut self.scratch);
+            let mut all = [Bitboard::EMPTY; LAST + 1];
+            for (_, lv) in &self.scratch {
+                add_shifted(&mut all, lv, 0);
+            }
+            all
+        };
+        let flights = king_attacks(k);
         let mut costs = [FAR; 8];
-        for (c, f) in costs.iter_mut().zip(king_attacks(k)) {
-            *c = cheapest(&all, Bitboard::from(f), FAR);
+        let mut left = flights;
+        // A cost beyond the budget holds nothing: it stays FAR.
+        for (c, &level) in all.iter().enumerate().take(usize::from(budget) + 1) {
+            for f in level & left {
+                // The flight's bit: the flights below it.
+                costs[(flights.0 & ((1u64 << u32::from(f)) - 1)).count_ones() as usize] = c as u8;
+            }
+            left &= !level;
         }
-        self.known_blocks.insert(known, costs);
         costs
     }
 
@@ -910,14 +970,16 @@ impl Search {
     /// Places a check that refuses `refused` ([`Search::refused_against`]): the victim's
     /// men that may hold each flight.
     fn refuse(&mut self, refused: u64) {
-        for bit in 0..self.flights.len() {
-            let mut out = 0;
-            for (kind, men) in self.of_kind.iter().enumerate() {
-                if refused >> (8 * kind + bit) & 1 != 0 {
-                    out |= men;
+        let mut out = [0u32; 8];
+        for (kind, &men) in self.of_kind.iter().enumerate() {
+            if men != 0 {
+                for bit in Bits((refused >> (8 * kind)) as u32 & 0xff) {
+                    out[bit] |= men;
                 }
             }
-            self.holders[bit] = self.can_hold[bit] & !out;
+        }
+        for (holders, (can_hold, out)) in self.holders.iter_mut().zip(self.can_hold.iter().zip(out)) {
+            *holders = can_hold & !out;
         }
     }
 
@@ -1011,6 +1073,16 @@ mod tests {
     }
 
     #[test]
+    fn within_marks_the_flights_a_budget_reaches() {
+        let costs = [0, 1, 2, FAR, 3, 0, LAST as u8, 1];
+        assert_eq!(within(&costs, 0), 0b0010_0001);
+        assert_eq!(within(&costs, 1), 0b1010_0011);
+        assert_eq!(within(&costs, 3), 0b1011_0111);
+        assert_eq!(within(&costs, 63), 0b1111_0111);
+        assert_eq!(within(&[FAR; 8], 63), 0);
+    }
+
+    #[test]
     fn travel_counts_moves_on_an_empty_board() {
         assert_eq!(travel(Role::Knight, Color::White, Square::A1, Square::B3), 1);
         assert_eq!(travel(Role::Knight, Color::White, Square::A1, Square::H8), 6);
@@ -1059,6 +1131,10 @@ mod tests {
             "r3k2r/p7/7b/n7/8/4N3/1q3pK1/5B2 b kq - 0 1",
             "8/8/8/8/4B3/8/p4K2/7k b - - 0 1",
             "6r1/3B2p1/1p4r1/p2p2p1/2k1Nbpq/np3pnR/4P2K/1b6 b - - 0 1",
+            // Its children after Bd7-e6 (the same victim's men) and Qh4-h5 (the same men
+            // of the mating side): the side that did not move keeps its part.
+            "6r1/6p1/1p2B1r1/p2p2p1/2k1Nbpq/np3pnR/4P2K/1b6 b - - 0 1",
+            "6r1/3B2p1/1p4r1/p2p2pq/2k1Nbp1/np3pnR/4P2K/1b6 w - - 0 1",
             "8/8/8/3k4/8/8/8/R3K3 b - - 0 1",
         ];
         let mut questions = Vec::new();
