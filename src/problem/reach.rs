@@ -323,7 +323,14 @@ const KINDS: [(Role, Color); 7] = [
 ];
 
 fn kind_index(role: Role, color: Color) -> usize {
-    KINDS.iter().position(|&(r, c)| r == role && (r != Role::Pawn || c == color)).unwrap_or(0)
+    match role {
+        Role::King => 0,
+        Role::Queen => 1,
+        Role::Rook => 2,
+        Role::Bishop => 3,
+        Role::Knight => 4,
+        Role::Pawn => color.fold_wb(5, 6),
+    }
 }
 
 /// The men of `color` in `pos`, with where castling takes them, into `men`.
@@ -1070,6 +1077,14 @@ mod tests {
 
     fn pos(fen: &str) -> Chess {
         fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
+    }
+
+    #[test]
+    fn each_kind_of_man_has_its_own_index() {
+        for (i, &(role, color)) in KINDS.iter().enumerate() {
+            assert_eq!(kind_index(role, color), i);
+        }
+        assert_eq!(kind_index(Role::Knight, Color::Black), kind_index(Role::Knight, Color::White));
     }
 
     #[test]
