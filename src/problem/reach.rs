@@ -559,6 +559,8 @@ impl Defended {
 /// check as a bishop and as another man.
 struct Options {
     ways: Vec<Option_>,
+    /// The ways that check, in the order of `ways`.
+    checking: Vec<Option_>,
     cover: [u8; 8],
     covering: u8,
     check: [u8; 2],
@@ -879,7 +881,8 @@ impl Search {
             }
         }
         let covering = ways.iter().fold(0, |bits, o| bits | o.covers);
-        let options = Rc::new(Options { ways, cover, covering, check });
+        let checking = ways.iter().copied().filter(|o| o.checks).collect();
+        let options = Rc::new(Options { ways, checking, cover, covering, check });
         self.known_options.insert(known, Rc::clone(&options));
         options
     }
@@ -928,9 +931,9 @@ impl Search {
     fn checked(&mut self, budget: Moves) -> Option<bool> {
         for i in 0..self.mater.len() {
             self.failed.clear();
-            for o in 0..self.options[i].ways.len() {
-                let opt = self.options[i].ways[o];
-                if !opt.checks || opt.cost > budget.mater {
+            for o in 0..self.options[i].checking.len() {
+                let opt = self.options[i].checking[o];
+                if opt.cost > budget.mater {
                     continue;
                 }
                 let refused = self.refused_against(i, &opt, budget.mater);
