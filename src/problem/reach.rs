@@ -446,7 +446,8 @@ pub fn nearer_to_hold(pos: &Chess, k: Square, from: Square, to: Square, role: Ro
         if Defended::kind(&before, budget) != Defended::kind(&after, budget) {
             return true;
         }
-        let (old, new) = (search.hold_costs(before, k, budget), search.hold_costs(after, k, budget));
+        let scratch = &mut search.scratch;
+        let (old, new) = (hold_costs(&before, k, budget, scratch), hold_costs(&after, k, budget, scratch));
         // A cost beyond the budget holds nothing.
         let within = |c: u8| if c <= budget { c } else { FAR };
         old.iter().zip(&new).any(|(&o, &n)| within(n) < within(o))
@@ -570,8 +571,10 @@ struct Options {
 /// that its buffers are reused.
 #[derive(Default)]
 struct Search {
-    /// The victim's men other than its king.
-    victims: Vec<Man>,
+    /// The victim's men other than its king and what was made of them; and the set before,
+    /// kept as a mating man's captures alternate with its other moves among siblings.
+    victims: Victims,
+    spare: Victims,
     /// Scratch for a man's ways to end.
     scratch: Vec<(Role, Levels)>,
     /// The victim king's squares within its moves, nearest first.
@@ -589,8 +592,6 @@ struct Search {
     /// Options by [`Man::key`], kept between questions: most men stand still from a node
     /// to its children.
     known_options: FxHashMap<u64, Rc<Options>>,
-    /// Per victim's man: its cost to hold each flight.
-    blocks: Vec<[u8; 8]>,
     /// The squares of the mating side's men.
     mater_squares: Bitboard,
     /// Whether the victim is in check where the question is asked.
@@ -598,28 +599,37 @@ struct Search {
     /// Men placed so far, as bits.
     used_mater: u32,
     used_victims: u32,
-    /// Per victim's man: its [`Defended::kind`].
-    kinds: Vec<usize>,
-    /// The bytes of [`Search::refused_against`] that matter: those of the kinds the victim
-    /// has.
-    present: u64,
     /// The cheapest check of any man of the mating side, and of any man but that one: as
     /// a bishop, and as another man.
     checks: [[(u8, usize); 2]; 2],
     /// The checks of one man tried and failed: cost, covers and the flights refused.
     failed: Vec<(u8, u8, u64)>,
-    /// Per flight, as bits: the victim's men that may get there within its moves, and of
-    /// those the ones the check placed allows; the mating side's men that may guard it.
-    can_hold: [u32; 8],
+    /// Per flight, as bits: the victim's men the check placed allows to hold it; the
+    /// mating side's men that may guard it.
     holders: [u32; 8],
     guards: [u32; 8],
-    /// The victim's men of each kind of [`Defended::kind`], as bits.
-    of_kind: [u32; KINDS_DEFENDING + 1],
-    /// What the victim's part and the mating side's part of `prepare` were last made
-    /// for: siblings in the search differ in one side's men only, so the other side's
-    /// part is reused.
-    victims_for: Option<(Side, Square, u8, u8)>,
+    /// What the mating side's part of `prepare` was last made for: siblings in the search
+    /// differ in one side's men only, so the other side's part is reused.
     mater_for: Option<(Side, Square, u8, bool)>,
+}
+
+/// The victim's men other than its king, and what `prepare` made of them.
+#[derive(Default)]
+struct Victims {
+    men: Vec<Man>,
+    /// The men these are.
+    side: Option<Side>,
+    /// The king square and the victim's moves (all, and those left after its king's)
+    /// the rest was made for.
+    made_for: Option<(Square, u8, u8)>,
+    /// Per man: its cost to hold each flight.
+    blocks: Vec<[u8; 8]>,
+    /// The bytes of [`Search::refused_against`] that matter: those of the kinds present.
+    present: u64,
+    /// The men of each kind of [`Defended::kind`], as bits.
+    of_kind: [u32; KINDS_DEFENDING + 1],
+    /// Per flight, as bits: the men that may get there within the victim's moves.
+    can_hold: [u32; 8],
 }
 
 /// One side's men as the bound sees them: where each kind stands, and its castlings.
@@ -636,6 +646,35 @@ impl Side {
         side[6] = pos.castles().castling_rights() & Bitboard::from(color.backrank());
         Side(side)
     }
+}
+
+/// The fewest moves for the victim's `man` to stand on each flight of k (in the order
+/// of `king_attacks(k)`), with `budget` moves of its side (`scratch`: room for its ways to end); read off the empty-board
+/// levels, which is cheaper than remembering it.
+fn hold_costs(man: &Man, k: Square, budget: u8, scratch: &mut Vec<(Role, Levels)>) -> [u8; 8] {
+    let plain = man.castled == [None; 2] && (man.role != Role::Pawn || man.promotion_moves() > budget);
+    let all = if plain {
+        *levels(man.role, man.color, man.sq)
+    } else {
+        man.ends(budget, scratch);
+        let mut all = [Bitboard::EMPTY; LAST + 1];
+        for (_, lv) in scratch.iter() {
+            add_shifted(&mut all, lv, 0);
+        }
+        all
+    };
+    let flights = king_attacks(k);
+    let mut costs = [FAR; 8];
+    let mut left = flights;
+    // A cost beyond the budget holds nothing: it stays FAR.
+    for (c, &level) in all.iter().enumerate().take(usize::from(budget) + 1) {
+        for f in level & left {
+            // The flight's bit: the flights below it.
+            costs[(flights.0 & ((1u64 << u32::from(f)) - 1)).count_ones() as usize] = c as u8;
+        }
+        left &= !level;
+    }
+    costs
 }
 
 /// The flights (as bits) whose cost in `costs` is at most `moves`: each byte, at most
@@ -673,10 +712,14 @@ impl Search {
         }
         let Some(king) = pos.board().king_of(victim) else { return true };
         let (victim_side, mater_side) = (Side::of(pos, victim), Side::of(pos, !victim));
-        if self.victims_for.is_none_or(|(side, ..)| side != victim_side) {
-            self.victims_for = None;
-            men_of(pos, victim, &mut self.victims);
-            self.victims.retain(|m| m.role != Role::King);
+        if self.victims.side != Some(victim_side) {
+            std::mem::swap(&mut self.victims, &mut self.spare);
+            if self.victims.side != Some(victim_side) {
+                self.victims.side = Some(victim_side);
+                self.victims.made_for = None;
+                men_of(pos, victim, &mut self.victims.men);
+                self.victims.men.retain(|m| m.role != Role::King);
+            }
         }
         let king_man = Man::at(pos, king, Role::King, victim);
         let in_check = pos.turn() == victim && pos.is_check();
@@ -701,7 +744,7 @@ impl Search {
         for i in 0..self.squares.len() {
             let (d, k) = self.squares[i];
             let budget = Moves { mater: moves.mater, victim: moves.victim - d };
-            self.prepare(k, budget, (victim_side, mater_side));
+            self.prepare(k, budget, mater_side);
             if !self.may_fit(budget, mate) {
                 continue;
             }
@@ -733,7 +776,8 @@ impl Search {
             if self.guards[bit] != 0 {
                 continue;
             }
-            let Some(b) = Bits(self.can_hold[bit]).map(|j| self.blocks[j][bit]).min() else { return false };
+            let v = &self.victims;
+            let Some(b) = Bits(v.can_hold[bit]).map(|j| v.blocks[j][bit]).min() else { return false };
             blocks += u32::from(b);
         }
         blocks <= u32::from(budget.victim)
@@ -756,18 +800,18 @@ impl Search {
 
     /// The flights of k and every man's ways to end around it; a side's part is kept
     /// where its men, k and its moves are those of the last call.
-    fn prepare(&mut self, k: Square, budget: Moves, (victim_side, mater_side): (Side, Side)) {
+    fn prepare(&mut self, k: Square, budget: Moves, mater_side: Side) {
         self.flights.clear();
         self.flights.extend(king_attacks(k));
         if self.mater_for != Some((mater_side, k, budget.mater, self.in_check)) {
             self.prepare_mater(k, budget.mater);
             self.mater_for = Some((mater_side, k, budget.mater, self.in_check));
         }
-        if self.victims_for != Some((victim_side, k, self.victim_budget, budget.victim)) {
+        if self.victims.made_for != Some((k, self.victim_budget, budget.victim)) {
             self.prepare_victims(k, budget.victim);
-            self.victims_for = Some((victim_side, k, self.victim_budget, budget.victim));
+            self.victims.made_for = Some((k, self.victim_budget, budget.victim));
         }
-        self.holders = self.can_hold;
+        self.holders = self.victims.can_hold;
         self.used_mater = 0;
         self.used_victims = 0;
     }
@@ -804,25 +848,22 @@ impl Search {
     /// The victim's men's kinds and costs to hold each flight of k, and the men that may
     /// hold each flight with `moves` moves of its side left after its king's.
     fn prepare_victims(&mut self, k: Square, moves: u8) {
-        self.present = 0xff << (8 * KINDS_DEFENDING);
-        self.of_kind = [0; KINDS_DEFENDING + 1];
-        self.blocks.clear();
-        self.kinds.clear();
-        for j in 0..self.victims.len() {
-            let kind = Defended::kind(&self.victims[j], self.victim_budget);
-            self.kinds.push(kind);
-            self.present |= 0xff << (8 * kind);
-            self.of_kind[kind] |= 1 << j;
+        let v = &mut self.victims;
+        v.present = 0xff << (8 * KINDS_DEFENDING);
+        v.of_kind = [0; KINDS_DEFENDING + 1];
+        v.blocks.clear();
+        v.can_hold = [0; 8];
+        for (j, man) in v.men.iter().enumerate() {
+            let kind = Defended::kind(man, self.victim_budget);
+            v.present |= 0xff << (8 * kind);
+            v.of_kind[kind] |= 1 << j;
             // A victim's man holds a flight as whatever it is by then: a pawn may
             // promote first, a rook may have castled.
-            let costs = self.hold_costs(self.victims[j], k, self.victim_budget);
-            self.blocks.push(costs);
-        }
-        self.can_hold = [0; 8];
-        for (j, costs) in self.blocks.iter().enumerate() {
-            for bit in Bits(u32::from(within(costs, moves))) {
-                self.can_hold[bit] |= 1 << j;
+            let costs = hold_costs(man, k, self.victim_budget, &mut self.scratch);
+            for bit in Bits(u32::from(within(&costs, moves))) {
+                v.can_hold[bit] |= 1 << j;
             }
+            v.blocks.push(costs);
         }
     }
 
@@ -887,35 +928,6 @@ impl Search {
         options
     }
 
-    /// The fewest moves for the victim's `man` to stand on each flight of k (in the order
-    /// of `king_attacks(k)`), with `budget` moves of its side; read off the empty-board
-    /// levels, which is cheaper than remembering it.
-    fn hold_costs(&mut self, man: Man, k: Square, budget: u8) -> [u8; 8] {
-        let plain = man.castled == [None; 2] && (man.role != Role::Pawn || man.promotion_moves() > budget);
-        let all = if plain {
-            *levels(man.role, man.color, man.sq)
-        } else {
-            man.ends(budget, &mut self.scratch);
-            let mut all = [Bitboard::EMPTY; LAST + 1];
-            for (_, lv) in &self.scratch {
-                add_shifted(&mut all, lv, 0);
-            }
-            all
-        };
-        let flights = king_attacks(k);
-        let mut costs = [FAR; 8];
-        let mut left = flights;
-        // A cost beyond the budget holds nothing: it stays FAR.
-        for (c, &level) in all.iter().enumerate().take(usize::from(budget) + 1) {
-            for f in level & left {
-                // The flight's bit: the flights below it.
-                costs[(flights.0 & ((1u64 << u32::from(f)) - 1)).count_ones() as usize] = c as u8;
-            }
-            left &= !level;
-        }
-        costs
-    }
-
     /// Some(fits) with a checker of k placed first; None: gave up.
     /// A check that costs no less, covers no more and allows no more blockers than one
     /// of the same man that failed fails as well: it is not tried.
@@ -974,21 +986,21 @@ impl Search {
         let by_kind = |kind: usize| if double { d.any } else { d.by_kind[kind] };
         let refused = (0..KINDS_DEFENDING)
             .fold(u64::from(d.any) << (8 * KINDS_DEFENDING), |r, kind| r | u64::from(by_kind(kind)) << (8 * kind));
-        refused & self.present
+        refused & self.victims.present
     }
 
     /// Places a check that refuses `refused` ([`Search::refused_against`]): the victim's
     /// men that may hold each flight.
     fn refuse(&mut self, refused: u64) {
         let mut out = [0u32; 8];
-        for (kind, &men) in self.of_kind.iter().enumerate() {
+        for (kind, &men) in self.victims.of_kind.iter().enumerate() {
             if men != 0 {
                 for bit in Bits((refused >> (8 * kind)) as u32 & 0xff) {
                     out[bit] |= men;
                 }
             }
         }
-        for (holders, (can_hold, out)) in self.holders.iter_mut().zip(self.can_hold.iter().zip(out)) {
+        for (holders, (can_hold, out)) in self.holders.iter_mut().zip(self.victims.can_hold.iter().zip(out)) {
             *holders = can_hold & !out;
         }
     }
@@ -1009,7 +1021,7 @@ impl Search {
             let mut guards = 0;
             let mut block = FAR;
             for j in Bits(self.holders[bit] & !self.used_victims) {
-                let cost = self.blocks[j][bit];
+                let cost = self.victims.blocks[j][bit];
                 if cost <= budget.victim {
                     ways += 1;
                     block = block.min(cost);
@@ -1037,7 +1049,7 @@ impl Search {
         let Some((_, bit)) = pick else { return Some(true) };
         // Held by one of the victim's men.
         for j in Bits(self.holders[bit] & !self.used_victims) {
-            let cost = self.blocks[j][bit];
+            let cost = self.victims.blocks[j][bit];
             if cost > budget.victim {
                 continue;
             }
@@ -1166,9 +1178,16 @@ mod tests {
         let fresh: Vec<bool> =
             questions.iter().map(|&(fen, goal, moves)| Search::default().reachable(&pos(fen), goal, moves)).collect();
         assert!(fresh.iter().any(|&a| a) && fresh.iter().any(|&a| !a));
-        // Forward (small budgets before large ones), backward, and strided.
+        // Forward (small budgets before large ones), backward, strided, and each question
+        // of every position in turn (the same king square and moves, other men).
         let n = questions.len();
-        let orders: [Vec<usize>; 3] = [(0..n).collect(), (0..n).rev().collect(), (0..n).map(|i| i * 7 % n).collect()];
+        let per = n / positions.len();
+        let orders: [Vec<usize>; 4] = [
+            (0..n).collect(),
+            (0..n).rev().collect(),
+            (0..n).map(|i| i * 7 % n).collect(),
+            (0..n).map(|i| i % positions.len() * per + i / positions.len()).collect(),
+        ];
         for order in orders {
             let mut kept = Search::default();
             for i in order {
