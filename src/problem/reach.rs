@@ -337,10 +337,9 @@ fn kind_index(role: Role, color: Color) -> usize {
 fn men_of(pos: &Chess, color: Color, men: &mut Vec<Man>) {
     let board: &Board = pos.board();
     men.clear();
-    let castling = pos.castles().has_color(color);
     for role in Role::ALL {
         for sq in board.by_piece(role.of(color)) {
-            men.push(if castling { Man::at(pos, sq, role, color) } else { Man::new(sq, role, color) });
+            men.push(Man::at(pos, sq, role, color));
         }
     }
 }
@@ -447,10 +446,9 @@ pub fn nearer_to_hold(pos: &Chess, k: Square, from: Square, to: Square, role: Ro
             return true;
         }
         let scratch = &mut search.scratch;
+        // A cost beyond the budget is FAR already: it holds nothing.
         let (old, new) = (hold_costs(&before, k, budget, scratch), hold_costs(&after, k, budget, scratch));
-        // A cost beyond the budget holds nothing.
-        let within = |c: u8| if c <= budget { c } else { FAR };
-        old.iter().zip(&new).any(|(&o, &n)| within(n) < within(o))
+        old.iter().zip(&new).any(|(&o, &n)| n < o)
     })
 }
 
@@ -649,8 +647,9 @@ impl Side {
 }
 
 /// The fewest moves for the victim's `man` to stand on each flight of k (in the order
-/// of `king_attacks(k)`), with `budget` moves of its side (`scratch`: room for its ways to end); read off the empty-board
-/// levels, which is cheaper than remembering it.
+/// of `king_attacks(k)`), with `budget` moves of its side, FAR beyond it; read off the
+/// empty-board levels, which is cheaper than remembering it. `scratch`: room for the
+/// man's ways to end.
 fn hold_costs(man: &Man, k: Square, budget: u8, scratch: &mut Vec<(Role, Levels)>) -> [u8; 8] {
     let plain = man.castled == [None; 2] && (man.role != Role::Pawn || man.promotion_moves() > budget);
     let all = if plain {
