@@ -247,7 +247,10 @@ impl Problem {
         let goal = Final { victim, mate: true, king: Some(k) };
         // Asked again at each visit of the node: kept under the key of the pass.
         let fits = reach::recent(hash ^ PASS_KEY, goal, moves, || {
-            self.pos.clone().swap_turn().is_ok_and(|passed| reach::reachable_within(&passed, goal, moves, PASS_STEPS))
+            self.pos
+                .clone()
+                .swap_turn()
+                .is_ok_and(|passed| reach::reachable_after_pass(&passed, goal, moves, PASS_STEPS))
         });
         (!fits).then_some((k, moves.victim))
     }

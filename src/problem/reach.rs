@@ -10,10 +10,12 @@
 //! one final square, no line reaches the goal in time, whatever the other men do: the
 //! node is lost for the goal within its plies. The search below looks for such a choice,
 //! cheapest first; it gives up (and answers "reachable", which prunes nothing) after a
-//! fixed number of steps. Occupied squares and the order of moves are left out: each
-//! only makes a real line longer, never shorter. One consequence of a real mate is kept:
-//! a blocker may not stand where one move of it would parry a single check
-//! ([`Defended`]).
+//! fixed number of steps. The order of moves is left out, and occupied squares count
+//! only where they must be emptied or taken: each only makes a real line longer, never
+//! shorter. Some consequences of a real mate are kept: a blocker may not stand where one
+//! move of it would parry a single check ([`Defended`]); the men between the checker and
+//! k must leave in the moves left ([`Search::line_blocked`]); a pawn that changes file
+//! takes a man that stands, or comes, where it captures ([`capture_region`]).
 
 use std::rc::Rc;
 use std::sync::OnceLock;
@@ -412,13 +414,24 @@ pub fn recent(key: u64, goal: Final, moves: Moves, answer: impl FnOnce() -> bool
 /// `victim`) fits within `moves`, by the relaxation in the module's documentation. True
 /// when the search gives up.
 pub fn reachable(pos: &Chess, goal: Final, moves: Moves) -> bool {
-    reachable_within(pos, goal, moves, STEP_CAP)
+    search_with(pos, goal, moves, STEP_CAP, false)
 }
 
-/// [`reachable`], giving up (true) after `cap` steps.
-pub fn reachable_within(pos: &Chess, goal: Final, moves: Moves, cap: u32) -> bool {
+/// Whether some final position fits after the victim passed, with the victim's men
+/// seen only as holders of flights: [`reachable`] without the men that must clear a
+/// check's line ([`Search::line_blocked`]) or stand to be taken by a pawn
+/// ([`Search::charge_of`]), so that a victim's move that brings no man nearer to a
+/// flight ([`nearer_to_hold`]) fits no more than the pass. True after `cap` steps.
+pub fn reachable_after_pass(pos: &Chess, goal: Final, moves: Moves, cap: u32) -> bool {
+    search_with(pos, goal, moves, cap, true)
+}
+
+/// The search for a final position, giving up (true) after `cap` steps; `holders_only`:
+/// see [`reachable_after_pass`].
+fn search_with(pos: &Chess, goal: Final, moves: Moves, cap: u32, holders_only: bool) -> bool {
     SCRATCH.with_borrow_mut(|search| {
         search.cap = cap;
+        search.holders_only = holders_only;
         search.reachable(pos, goal, moves)
     })
 }
@@ -454,7 +467,7 @@ pub fn nearer_to_hold(pos: &Chess, k: Square, from: Square, to: Square, role: Ro
 
 /// One way for a man of the mating side to end: its cost, the flights it attacks (bits
 /// of `Search::flights`), whether it gives check, and if so which blockers it leaves
-/// no room for ([`Defended`]) and whether as a bishop.
+/// no room for ([`Defended`]), whether as a bishop, and the squares between it and k.
 #[derive(Clone, Copy, Debug)]
 struct Option_ {
     cost: u8,
@@ -462,6 +475,10 @@ struct Option_ {
     checks: bool,
     defended: Defended,
     bishop: bool,
+    line: Bitboard,
+    /// For a pawn that ends on another file, the squares where it may capture on the way
+    /// (one capture at least); empty otherwise.
+    capture: Bitboard,
 }
 
 /// The flights of k (bits) that a victim's man may not hold when the mate's check comes
@@ -600,12 +617,35 @@ struct Search {
     /// The cheapest check of any man of the mating side, and of any man but that one: as
     /// a bishop, and as another man.
     checks: [[(u8, usize); 2]; 2],
-    /// The checks of one man tried and failed: cost, covers and the flights refused.
-    failed: Vec<(u8, u8, u64)>,
+    /// The checks of one man tried and failed: cost, covers, the flights refused, the men
+    /// on its line and the victim's moves charged.
+    failed: Vec<(u8, u8, u64, Bitboard, u8)>,
     /// Per flight, as bits: the victim's men the check placed allows to hold it; the
     /// mating side's men that may guard it.
     holders: [u32; 8],
     guards: [u32; 8],
+    /// The mating side's men on the line of the check placed, as bits.
+    on_line: u32,
+    /// Whether the victim's men count only as holders ([`reachable_after_pass`]).
+    holders_only: bool,
+    /// Whether either side may still castle.
+    castling: bool,
+    /// The line of the check placed where its men are counted ([`Search::line_blocked`]),
+    /// else empty; the moves of each man placed and of the victim's king, and the moves
+    /// charged for captures ([`capture_region`]).
+    line: Bitboard,
+    mater_costs: [u8; 32],
+    victim_costs: [u8; 32],
+    king_cost: u8,
+    charged: u32,
+    /// The victim's king and its square, and each side's men but its king.
+    king: Option<Man>,
+    king_square: Bitboard,
+    victim_men: Bitboard,
+    mater_men: Bitboard,
+    /// The squares occupied, and the moves of both sides left: lines to clear.
+    occupied: Bitboard,
+    total_moves: u32,
     /// What the mating side's part of `prepare` was last made for: siblings in the search
     /// differ in one side's men only, so the other side's part is reused.
     mater_for: Option<(Side, Square, u8, bool)>,
@@ -685,6 +725,38 @@ fn within(costs: &[u8; 8], moves: u8) -> u8 {
     ((!over & TOPS) >> 7).wrapping_mul(0x0102_0408_1020_4080).to_le_bytes()[7]
 }
 
+/// The squares where a pawn of `color` going from `from` to `to` on another file may
+/// capture (it needs one capture at least); empty where it stays on its file.
+fn capture_region(color: Color, from: Square, to: Square) -> Bitboard {
+    static TABLE: OnceLock<Vec<[Bitboard; 64]>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        [Color::White, Color::Black]
+            .into_iter()
+            .flat_map(|color| Square::ALL.map(|from| Square::ALL.map(|to| region_between(color, from, to))))
+            .collect()
+    });
+    table[usize::from(color == Color::Black) * 64 + usize::from(from)][usize::from(to)]
+}
+
+/// [`capture_region`], worked out: the squares ahead of `from` that a pawn may reach
+/// and still get to `to` from (a pawn's file changes by one at most a rank, and a route
+/// may go out to one side and come back).
+fn region_between(color: Color, from: Square, to: Square) -> Bitboard {
+    if from.file() == to.file() {
+        return Bitboard::EMPTY;
+    }
+    // Ranks counted in the pawn's direction.
+    let rank = |s: Square| color.fold_wb(i32::from(s.rank()), 7 - i32::from(s.rank()));
+    let file = |s: Square| i32::from(s.file());
+    Square::ALL
+        .into_iter()
+        .filter(|&x| {
+            let (up, left) = (rank(x) - rank(from), rank(to) - rank(x));
+            up > 0 && left >= 0 && (file(x) - file(from)).abs() <= up && (file(to) - file(x)).abs() <= left
+        })
+        .collect()
+}
+
 /// The indices of the set bits of a mask, lowest first.
 struct Bits(u32);
 
@@ -730,6 +802,13 @@ impl Search {
         }
         self.victim_budget = moves.victim;
         self.steps = 0;
+        self.occupied = pos.board().occupied();
+        self.castling = pos.castles().any();
+        self.king_square = Bitboard::from(king);
+        self.king = Some(king_man);
+        self.victim_men = pos.board().by_color(victim) & !pos.board().kings();
+        self.mater_men = pos.board().by_color(!victim) & !pos.board().kings();
+        self.total_moves = u32::from(moves.mater) + u32::from(moves.victim);
         // The king's squares nearest first: a near final square is the likeliest to fit.
         self.squares.clear();
         let candidates = only.map_or(Bitboard::FULL, Bitboard::from);
@@ -747,6 +826,9 @@ impl Search {
             if !self.may_fit(budget, mate) {
                 continue;
             }
+            self.king_cost = d;
+            self.charged = 0;
+            self.line = Bitboard::EMPTY;
             let fits = if mate { self.checked(budget) } else { self.close(0, budget) };
             match fits {
                 Some(true) | None => return true,
@@ -791,6 +873,10 @@ impl Search {
     /// has no line to open. A victim in check now may be mated already: no such rule.
     fn may_check_standing(&self, i: usize, k: Square, moves: u8) -> bool {
         let man = &self.mater[i];
+        // A pawn checks from next to k, with no line to open, and never comes back.
+        if man.role == Role::Pawn {
+            return self.in_check;
+        }
         let line = shakmaty::attacks::between(man.sq, k);
         // Where the victim's pawns land with a double step.
         let passed = Bitboard::from(man.color.fold_wb(shakmaty::Rank::Fifth, shakmaty::Rank::Fourth));
@@ -893,17 +979,26 @@ impl Search {
                     if seen[pair] <= cost && !checks {
                         continue;
                     }
-                    seen[pair] = seen[pair].min(cost);
+                    let capture =
+                        if role == Role::Pawn { capture_region(man.color, man.sq, s) } else { Bitboard::EMPTY };
+                    if capture.is_empty() {
+                        seen[pair] = seen[pair].min(cost);
+                    }
                     let defended = if checks { *Defended::of(k, s) } else { Defended::default() };
                     let bishop = checks && role == Role::Bishop;
+                    let line = if checks { shakmaty::attacks::between(s, k) } else { Bitboard::EMPTY };
+                    // A way that needs a capture is charged where no victim's man stands to
+                    // be taken: it does as much only as one that needs one in fewer squares.
                     let dominated = ways.iter().any(|o| {
                         o.cost <= cost
                             && o.covers & covers == covers
                             && (o.checks || !checks)
-                            && (!checks || (o.defended.within(&defended) && (bishop || !o.bishop)))
+                            && (!checks
+                                || (o.defended.within(&defended) && (bishop || !o.bishop) && o.line.is_subset(line)))
+                            && (o.capture.is_empty() || (capture.any() && capture.is_subset(o.capture)))
                     });
                     if !dominated {
-                        ways.push(Option_ { cost, covers, checks, defended, bishop });
+                        ways.push(Option_ { cost, covers, checks, defended, bishop, line, capture });
                     }
                 }
             }
@@ -944,28 +1039,150 @@ impl Search {
             self.failed.clear();
             for o in 0..self.options[i].checking.len() {
                 let opt = self.options[i].checking[o];
-                if opt.cost > budget.mater {
+                if opt.cost > budget.mater || self.line_too_full(opt.line) {
+                    continue;
+                }
+                let charge = self.charge_of(&opt);
+                if charge > budget.victim {
                     continue;
                 }
                 let refused = self.refused_against(i, &opt, budget.mater);
-                let tried = |&(cost, covers, r): &(u8, u8, u64)| {
-                    cost <= opt.cost && covers & opt.covers == opt.covers && r & refused == r
+                let tried = |&(cost, covers, r, line, c): &(u8, u8, u64, Bitboard, u8)| {
+                    cost <= opt.cost
+                        && covers & opt.covers == opt.covers
+                        && r & refused == r
+                        && line.is_subset(opt.line & self.occupied)
+                        && c <= charge
                 };
                 if self.failed.iter().any(tried) {
                     continue;
                 }
                 self.step()?;
                 self.used_mater |= 1 << i;
+                self.on_line = self.men_on(opt.line);
+                self.line = opt.line;
+                self.mater_costs[i] = opt.cost;
+                self.charged += u32::from(charge);
                 self.refuse(refused);
-                let fits = self.close(opt.covers, Moves { mater: budget.mater - opt.cost, victim: budget.victim });
+                let fits =
+                    self.close(opt.covers, Moves { mater: budget.mater - opt.cost, victim: budget.victim - charge });
+                self.charged -= u32::from(charge);
+                self.line = Bitboard::EMPTY;
+                self.on_line = 0;
                 self.used_mater &= !(1 << i);
                 if fits != Some(false) {
                     return fits;
                 }
-                self.failed.push((opt.cost, opt.covers, refused));
+                self.failed.push((opt.cost, opt.covers, refused, opt.line & self.occupied, charge));
             }
         }
         Some(false)
+    }
+
+    /// The mating side's men standing on `line`, as bits.
+    fn men_on(&self, line: Bitboard) -> u32 {
+        if (line & self.mater_squares).is_empty() {
+            return 0;
+        }
+        self.mater.iter().enumerate().filter(|(_, m)| line.contains(m.sq)).fold(0, |bits, (i, _)| bits | 1 << i)
+    }
+
+    /// Whether the squares between a checker and k hold more men than the moves left can
+    /// clear: they must all be empty at the end, and a move empties at most one of them
+    /// (its man's square: a capture fills the square it empties), or two where en
+    /// passant or castling may empty two squares of one rank.
+    fn line_too_full(&self, line: Bitboard) -> bool {
+        if self.holders_only {
+            return false;
+        }
+        let men = (line & self.occupied).count() as u32;
+        men > self.total_moves && (men > 2 * self.total_moves || !self.double_clearing(line))
+    }
+
+    /// Whether one move may empty two squares of `line`: en passant along the fourth or
+    /// fifth rank, castling along the first or last.
+    fn double_clearing(&self, line: Bitboard) -> bool {
+        let along = |rank| line.count() > 1 && line.is_subset(Bitboard::from(rank));
+        along(shakmaty::Rank::Fourth)
+            || along(shakmaty::Rank::Fifth)
+            || (self.castling && (along(shakmaty::Rank::First) || along(shakmaty::Rank::Eighth)))
+    }
+
+    /// The moves a way of the mating side needs of the victim beyond its men placed: one
+    /// for a pawn that must capture where no victim's man stands to be taken (the man
+    /// taken moves there, and is no man placed).
+    fn charge_of(&self, way: &Option_) -> u8 {
+        if self.holders_only {
+            return 0;
+        }
+        u8::from(way.capture.any() && (way.capture & self.victim_men).is_empty())
+    }
+
+    /// The moves the victim's man `j` holding flight `bit` needs of the mating side: one
+    /// for a pawn that must capture there where no man of the mating side stands to be
+    /// taken ([`Search::charge_of`]).
+    fn hold_charge(&self, j: usize, bit: usize) -> u8 {
+        let man = &self.victims.men[j];
+        if man.role != Role::Pawn || man.promotion_moves() <= self.victim_budget {
+            return 0;
+        }
+        let region = capture_region(man.color, man.sq, self.flights[bit]);
+        u8::from(region.any() && (region & self.mater_men).is_empty())
+    }
+
+    /// Whether the men on the check's line that no placed man accounts for are more than
+    /// the moves can clear. A move empties a square of the line only as its man leaves
+    /// it. A placed man stands on the line now and leaves it, or captures there on its
+    /// way and leaves again: a man that makes c moves captures on the line at most c - 1
+    /// times, and only men of the other side within c - 1 of its moves. Every other move,
+    /// the charged ones included, empties one square at most.
+    fn line_blocked(&self, budget: Moves) -> bool {
+        let men = self.line & self.occupied;
+        if men.count() as u32 <= u32::from(budget.mater) + u32::from(budget.victim) + self.charged {
+            return false;
+        }
+        // Castling moves a second man, off any line; en passant takes one off a rank.
+        if self.holders_only || self.castling || self.double_clearing(self.line) {
+            return false;
+        }
+        let mut placed = self.king_square;
+        for i in Bits(self.used_mater) {
+            placed.add(self.mater[i].sq);
+        }
+        for j in Bits(self.used_victims) {
+            placed.add(self.victims.men[j].sq);
+        }
+        let unplaced = men & !placed;
+        let need = unplaced.count() as u32;
+        let mut can = u32::from(budget.mater) + u32::from(budget.victim) + self.charged;
+        if can >= need {
+            return false;
+        }
+        // Captures on the way: the men taken, each within the moves before the last.
+        let taken = |man: &Man, cost: u8, prey: Bitboard| {
+            let before = cost.saturating_sub(1);
+            let within = (unplaced & prey).into_iter().filter(|&x| man.to(x, man.role) <= before).count() as u32;
+            within.min(u32::from(before))
+        };
+        if let Some(king) = &self.king {
+            can += taken(king, self.king_cost, self.mater_men);
+        }
+        for i in Bits(self.used_mater) {
+            let man = &self.mater[i];
+            // A pawn that may promote on the way may take more: it is not counted on.
+            if man.role == Role::Pawn && man.promotion_moves() < self.mater_costs[i] {
+                return false;
+            }
+            can += taken(man, self.mater_costs[i], self.victim_men);
+        }
+        for j in Bits(self.used_victims) {
+            let man = &self.victims.men[j];
+            if man.role == Role::Pawn && man.promotion_moves() < self.victim_costs[j] {
+                return false;
+            }
+            can += taken(man, self.victim_costs[j], self.mater_men);
+        }
+        can < need
     }
 
     /// The flights a victim's man may not hold against the check of man `i` of the mating
@@ -1045,16 +1262,23 @@ impl Search {
                 pick = Some((ways, bit));
             }
         }
-        let Some((_, bit)) = pick else { return Some(true) };
+        let Some((_, bit)) = pick else {
+            return Some(!self.line_blocked(budget));
+        };
         // Held by one of the victim's men.
         for j in Bits(self.holders[bit] & !self.used_victims) {
             let cost = self.victims.blocks[j][bit];
-            if cost > budget.victim {
+            let charge = self.hold_charge(j, bit);
+            if cost > budget.victim || charge > budget.mater {
                 continue;
             }
             self.step()?;
             self.used_victims |= 1 << j;
-            let fits = self.close(covered | 1 << bit, Moves { mater: budget.mater, victim: budget.victim - cost });
+            self.victim_costs[j] = cost;
+            self.charged += u32::from(charge);
+            let fits =
+                self.close(covered | 1 << bit, Moves { mater: budget.mater - charge, victim: budget.victim - cost });
+            self.charged -= u32::from(charge);
             self.used_victims &= !(1 << j);
             if fits != Some(false) {
                 return fits;
@@ -1064,13 +1288,22 @@ impl Search {
         for i in Bits(self.guards[bit] & !self.used_mater) {
             for o in 0..self.options[i].ways.len() {
                 let opt = self.options[i].ways[o];
-                if opt.covers & (1 << bit) == 0 || opt.cost > budget.mater {
+                // A man on the check's line moves off it.
+                let cost = if self.on_line & (1 << i) != 0 { opt.cost.max(1) } else { opt.cost };
+                if opt.covers & (1 << bit) == 0 || cost > budget.mater {
+                    continue;
+                }
+                let charge = self.charge_of(&opt);
+                if charge > budget.victim {
                     continue;
                 }
                 self.step()?;
                 self.used_mater |= 1 << i;
-                let fits =
-                    self.close(covered | opt.covers, Moves { mater: budget.mater - opt.cost, victim: budget.victim });
+                self.mater_costs[i] = cost;
+                self.charged += u32::from(charge);
+                let fits = self
+                    .close(covered | opt.covers, Moves { mater: budget.mater - cost, victim: budget.victim - charge });
+                self.charged -= u32::from(charge);
                 self.used_mater &= !(1 << i);
                 if fits != Some(false) {
                     return fits;
@@ -1263,5 +1496,30 @@ mod tests {
         let p = pos("8/8/8/8/4B3/8/p4K2/7k b - - 0 1");
         assert!(reachable(&p, BLACK_MATED, Moves { mater: 0, victim: 3 }));
         assert!(!reachable(&p, BLACK_MATED, Moves { mater: 0, victim: 2 }));
+    }
+
+    #[test]
+    fn a_pawn_takes_only_a_man_that_stands_or_comes_there() {
+        // Cxb7+ is the only check in one move, with Rb1 guarding b8: a black man must
+        // stand on b7 to be taken, or spend a move to get there.
+        let p = pos("k7/pp6/2P5/8/8/8/8/1R5K w - - 0 1");
+        assert!(reachable(&p, BLACK_MATED, Moves { mater: 1, victim: 0 }));
+        let p = pos("k7/p7/2P5/8/8/8/8/1R5K w - - 0 1");
+        assert!(!reachable(&p, BLACK_MATED, Moves { mater: 1, victim: 0 }));
+        assert!(reachable(&p, BLACK_MATED, Moves { mater: 1, victim: 1 }));
+        // A pawn's route may take on a file beside both ends: c2xb3xc4xd5-d6.
+        assert!(capture_region(Color::White, Square::C2, Square::D6).contains(Square::B3));
+        assert_eq!(capture_region(Color::White, Square::C2, Square::D3), Bitboard::from(Square::D3));
+        assert_eq!(capture_region(Color::Black, Square::C7, Square::C5), Bitboard::EMPTY);
+    }
+
+    #[test]
+    fn the_men_on_a_check_s_line_must_leave_it_in_the_moves_left() {
+        // Ra8# needs b8 to g8 empty: one black man there is cleared with Black's move,
+        // two are not.
+        let goal = Final { king: Some(Square::H8), ..BLACK_MATED };
+        assert!(reachable(&pos("7k/6pp/8/8/8/8/8/R5K1 w - - 0 1"), goal, Moves { mater: 1, victim: 0 }));
+        assert!(reachable(&pos("2n4k/6pp/8/8/8/8/8/R5K1 w - - 0 1"), goal, Moves { mater: 1, victim: 1 }));
+        assert!(!reachable(&pos("2n1b2k/6pp/8/8/8/8/8/R5K1 w - - 0 1"), goal, Moves { mater: 1, victim: 1 }));
     }
 }

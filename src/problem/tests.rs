@@ -795,3 +795,19 @@ fn a_mate_with_a_pinned_blocker_or_a_double_check_is_found() {
         assert_h2_solutions_are_every_helpmate(fen);
     }
 }
+
+#[test]
+fn a_mate_whose_line_or_pawn_capture_needs_a_black_move_is_found() {
+    // Random positions (the last made by hand) whose helpmates need Black's men to clear
+    // the mating line or to stand where a white pawn takes: the bound counts those moves,
+    // and a pass of Black's is judged without them. Every line a full search finds, and
+    // no other, in two moves or fewer.
+    let cases = [
+        // 1.a2 Kc6 2.Ka6 Rxa2#: the pawn leaves the rook's line, and is taken.
+        "Nbn3n1/3K1p2/5p2/k6B/8/p7/1R6/7n b - - 0 1",
+        "4R3/8/7k/B6p/2nP1K2/8/6P1/n7 b - - 0 1",
+    ];
+    for fen in cases {
+        assert_h2_solutions_are_every_helpmate(fen);
+    }
+}
