@@ -618,8 +618,8 @@ struct Search {
     /// a bishop, and as another man.
     checks: [[(u8, usize); 2]; 2],
     /// The checks of one man tried and failed: cost, covers, the flights refused, the men
-    /// on its line and the victim's moves charged.
-    failed: Vec<(u8, u8, u64, Bitboard, u8)>,
+    /// on its line (all, and those counted) and the victim's moves charged.
+    failed: Vec<Failed>,
     /// Per flight, as bits: the victim's men the check placed allows to hold it; the
     /// mating side's men that may guard it.
     holders: [u32; 8],
@@ -650,6 +650,9 @@ struct Search {
     /// differ in one side's men only, so the other side's part is reused.
     mater_for: Option<(Side, Square, u8, bool)>,
 }
+
+/// A check tried and failed ([`Search::checked`]).
+type Failed = (u8, u8, u64, Bitboard, Bitboard, u8);
 
 /// The victim's men other than its king, and what `prepare` made of them.
 #[derive(Default)]
@@ -1047,11 +1050,16 @@ impl Search {
                     continue;
                 }
                 let refused = self.refused_against(i, &opt, budget.mater);
-                let tried = |&(cost, covers, r, line, c): &(u8, u8, u64, Bitboard, u8)| {
+                // The men on the line: the mating side's move off it, and those the
+                // count of `line_blocked` takes (none where it is off).
+                let men = opt.line & self.occupied;
+                let counted = if self.counts_line(opt.line) { men } else { Bitboard::EMPTY };
+                let tried = |&(cost, covers, r, on, count, c): &Failed| {
                     cost <= opt.cost
                         && covers & opt.covers == opt.covers
                         && r & refused == r
-                        && line.is_subset(opt.line & self.occupied)
+                        && on.is_subset(men)
+                        && count.is_subset(counted)
                         && c <= charge
                 };
                 if self.failed.iter().any(tried) {
@@ -1073,7 +1081,7 @@ impl Search {
                 if fits != Some(false) {
                     return fits;
                 }
-                self.failed.push((opt.cost, opt.covers, refused, opt.line & self.occupied, charge));
+                self.failed.push((opt.cost, opt.covers, refused, men, counted, charge));
             }
         }
         Some(false)
@@ -1097,6 +1105,12 @@ impl Search {
         }
         let men = (line & self.occupied).count() as u32;
         men > self.total_moves && (men > 2 * self.total_moves || !self.double_clearing(line))
+    }
+
+    /// Whether [`Search::line_blocked`] counts the men on `line`: not where castling
+    /// moves a second man off any line, nor where one move empties two of its squares.
+    fn counts_line(&self, line: Bitboard) -> bool {
+        !self.holders_only && !self.castling && !self.double_clearing(line)
     }
 
     /// Whether one move may empty two squares of `line`: en passant along the fourth or
@@ -1141,8 +1155,7 @@ impl Search {
         if men.count() as u32 <= u32::from(budget.mater) + u32::from(budget.victim) + self.charged {
             return false;
         }
-        // Castling moves a second man, off any line; en passant takes one off a rank.
-        if self.holders_only || self.castling || self.double_clearing(self.line) {
+        if !self.counts_line(self.line) {
             return false;
         }
         let mut placed = self.king_square;
