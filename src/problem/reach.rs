@@ -630,17 +630,16 @@ struct Search {
     holders_only: bool,
     /// Whether either side may still castle.
     castling: bool,
-    /// The line of the check placed where its men are counted ([`Search::line_blocked`]),
-    /// else empty; the moves of each man placed and of the victim's king, and the moves
-    /// charged for captures ([`capture_region`]).
+    /// The line of the check placed, else empty ([`Search::line_blocked`]); the moves of
+    /// each man placed and of the victim's king, and the moves charged for captures
+    /// ([`capture_region`]).
     line: Bitboard,
     mater_costs: [u8; 32],
     victim_costs: [u8; 32],
     king_cost: u8,
     charged: u32,
-    /// The victim's king and its square, and each side's men but its king.
+    /// The victim's king, and each side's men but its king.
     king: Option<Man>,
-    king_square: Bitboard,
     victim_men: Bitboard,
     mater_men: Bitboard,
     /// The squares occupied, and the moves of both sides left: lines to clear.
@@ -741,6 +740,12 @@ fn capture_region(color: Color, from: Square, to: Square) -> Bitboard {
     table[usize::from(color == Color::Black) * 64 + usize::from(from)][usize::from(to)]
 }
 
+/// One move of the other side where a pawn must capture in `region` and none of `prey`
+/// stands there; none where it need not capture.
+fn lacks_prey(region: Bitboard, prey: Bitboard) -> u8 {
+    u8::from(region.any() && (region & prey).is_empty())
+}
+
 /// [`capture_region`], worked out: the squares ahead of `from` that a pawn may reach
 /// and still get to `to` from (a pawn's file changes by one at most a rank, and a route
 /// may go out to one side and come back).
@@ -807,7 +812,6 @@ impl Search {
         self.steps = 0;
         self.occupied = pos.board().occupied();
         self.castling = pos.castles().any();
-        self.king_square = Bitboard::from(king);
         self.king = Some(king_man);
         self.victim_men = pos.board().by_color(victim) & !pos.board().kings();
         self.mater_men = pos.board().by_color(!victim) & !pos.board().kings();
@@ -1116,7 +1120,10 @@ impl Search {
     /// Whether one move may empty two squares of `line`: en passant along the fourth or
     /// fifth rank, castling along the first or last.
     fn double_clearing(&self, line: Bitboard) -> bool {
-        let along = |rank| line.count() > 1 && line.is_subset(Bitboard::from(rank));
+        if line.count() < 2 {
+            return false;
+        }
+        let along = |rank| line.is_subset(Bitboard::from(rank));
         along(shakmaty::Rank::Fourth)
             || along(shakmaty::Rank::Fifth)
             || (self.castling && (along(shakmaty::Rank::First) || along(shakmaty::Rank::Eighth)))
@@ -1129,7 +1136,7 @@ impl Search {
         if self.holders_only {
             return 0;
         }
-        u8::from(way.capture.any() && (way.capture & self.victim_men).is_empty())
+        lacks_prey(way.capture, self.victim_men)
     }
 
     /// The moves the victim's man `j` holding flight `bit` needs of the mating side: one
@@ -1140,8 +1147,7 @@ impl Search {
         if man.role != Role::Pawn || man.promotion_moves() <= self.victim_budget {
             return 0;
         }
-        let region = capture_region(man.color, man.sq, self.flights[bit]);
-        u8::from(region.any() && (region & self.mater_men).is_empty())
+        lacks_prey(capture_region(man.color, man.sq, self.flights[bit]), self.mater_men)
     }
 
     /// Whether the men on the check's line that no placed man accounts for are more than
@@ -1152,13 +1158,12 @@ impl Search {
     /// the charged ones included, empties one square at most.
     fn line_blocked(&self, budget: Moves) -> bool {
         let men = self.line & self.occupied;
-        if men.count() as u32 <= u32::from(budget.mater) + u32::from(budget.victim) + self.charged {
+        let mut can = u32::from(budget.mater) + u32::from(budget.victim) + self.charged;
+        if men.count() as u32 <= can || !self.counts_line(self.line) {
             return false;
         }
-        if !self.counts_line(self.line) {
-            return false;
-        }
-        let mut placed = self.king_square;
+        let Some(king) = &self.king else { return false };
+        let mut placed = Bitboard::from(king.sq);
         for i in Bits(self.used_mater) {
             placed.add(self.mater[i].sq);
         }
@@ -1167,33 +1172,25 @@ impl Search {
         }
         let unplaced = men & !placed;
         let need = unplaced.count() as u32;
-        let mut can = u32::from(budget.mater) + u32::from(budget.victim) + self.charged;
         if can >= need {
             return false;
         }
-        // Captures on the way: the men taken, each within the moves before the last.
+        // Captures on the way: the men taken, each within the moves before the last. A
+        // pawn that may promote on the way may take more: then nothing is counted on.
         let taken = |man: &Man, cost: u8, prey: Bitboard| {
             let before = cost.saturating_sub(1);
+            if man.role == Role::Pawn && man.promotion_moves() <= before {
+                return None;
+            }
             let within = (unplaced & prey).into_iter().filter(|&x| man.to(x, man.role) <= before).count() as u32;
-            within.min(u32::from(before))
+            Some(within.min(u32::from(before)))
         };
-        if let Some(king) = &self.king {
-            can += taken(king, self.king_cost, self.mater_men);
-        }
-        for i in Bits(self.used_mater) {
-            let man = &self.mater[i];
-            // A pawn that may promote on the way may take more: it is not counted on.
-            if man.role == Role::Pawn && man.promotion_moves() < self.mater_costs[i] {
-                return false;
-            }
-            can += taken(man, self.mater_costs[i], self.victim_men);
-        }
-        for j in Bits(self.used_victims) {
-            let man = &self.victims.men[j];
-            if man.role == Role::Pawn && man.promotion_moves() < self.victim_costs[j] {
-                return false;
-            }
-            can += taken(man, self.victim_costs[j], self.mater_men);
+        let placed_men = Bits(self.used_mater)
+            .map(|i| (&self.mater[i], self.mater_costs[i], self.victim_men))
+            .chain(Bits(self.used_victims).map(|j| (&self.victims.men[j], self.victim_costs[j], self.mater_men)));
+        for (man, cost, prey) in std::iter::once((king, self.king_cost, self.mater_men)).chain(placed_men) {
+            let Some(taken) = taken(man, cost, prey) else { return false };
+            can += taken;
         }
         can < need
     }
