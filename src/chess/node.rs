@@ -55,6 +55,15 @@ impl<G: Game> Node<G> {
         child
     }
 
+    /// The node after legal move `m`, whose hash `hash` is known ([`Node::child_hash`]).
+    #[inline]
+    pub fn play_hashed_as(&self, m: Move, hash: u64) -> Node<G> {
+        let mut child = self.clone();
+        child.pos.play_unchecked(m);
+        child.hash = hash;
+        child
+    }
+
     /// Plays legal move `m` on this node, in place. The search copies a node where it
     /// keeps the child: a node returned by value was copied once more, by a call of
     /// `memcpy` (a `Chess` is larger than the copies the compiler writes out inline).

@@ -26,6 +26,7 @@ use crate::chess::mate_len::Plies;
 use crate::chess::movecode::MoveCode;
 use crate::chess::movegen::legal_moves;
 use crate::chess::node::Node;
+use crate::chess::rules::clock_after;
 use crate::dfpn::children::{Child, Expansion, MoveClass};
 use crate::dfpn::expand::{Expand, Expander};
 use crate::dfpn::pndn::PnDn;
@@ -141,13 +142,13 @@ impl Problem {
         (value, settles.map_or(MoveCode::NONE, MoveCode::of))
     }
 
-    /// Whether the side to move meets the goal only with a legal move that mates, any of
+    /// Whether `turn`, to move, meets the goal only with a legal move that mates, any of
     /// its legal moves allowed: then only its checks need be looked at.
-    fn mates_only_by_checks(&self) -> bool {
+    fn mates_only_by_checks(&self, turn: Color) -> bool {
         self.stip.goal == Goal::Mate
             && !self.stip.reflex()
-            && self.pos.turn() != self.stip.victim()
-            && self.stip.series_side().is_none_or(|s| s == self.pos.turn())
+            && turn != self.stip.victim()
+            && self.stip.series_side().is_none_or(|s| s == turn)
     }
 
     /// The moves the stipulation allows, from the legal moves `real`: in a series the
@@ -200,9 +201,9 @@ impl Problem {
 
     /// Whether the goal may still be reached within `plies` plies: false only where no
     /// final position fits the moves left ([`reach`]).
-    fn goal_in_reach(&self, key: u64, plies: u32) -> bool {
+    fn goal_in_reach(&self, plies: u32) -> bool {
         let goal = Final { victim: self.stip.victim(), mate: self.stip.goal == Goal::Mate, king: self.target };
-        reach::reachable_recent(key, &self.pos, goal, self.moves_left(plies))
+        reach::reachable(&self.pos, goal, self.moves_left(plies))
     }
 
     /// Whether the victim's king, where the search is split by its final square, can still
@@ -391,11 +392,11 @@ impl Game for Problem {
 /// A child's value from the table, or lost within its `within` plies where no final
 /// position fits the moves left ([`reach`]; stored, as the last ply's values are); None
 /// where neither settles it.
-fn judged_by_bound(tree: &Tree<'_>, pos: &Problem, hash: u64, key: u64, within: Plies) -> Option<Value> {
+fn judged_by_bound(tree: &Tree<'_>, pos: &Problem, key: u64, within: Plies) -> Option<Value> {
     if let Some(known) = tree.known(key, within) {
         return Some(known);
     }
-    if pos.goal_in_reach(hash, u32::from(within.get())) {
+    if pos.goal_in_reach(u32::from(within.get())) {
         return None;
     }
     Some(stored(tree, key, within, Value::disproven(within.succ()), MoveCode::NONE))
@@ -457,7 +458,15 @@ impl Expand for Problem {
         let child_or = node.pos.or_after(or);
         let mut replies = MoveList::new();
         let pass_fails = node.pos.pass_out_of_reach(node.hash, u32::from(r.get()));
-        for &m in &moves {
+        // The last ply of the side that mates: only a check can mate, and only checks are
+        // generated (a side with no move at all has no mate either). Cheaper than a table
+        // probe, so nothing is stored.
+        let last_checks = within == Plies::new(1) && child_or && node.pos.mates_only_by_checks(!node.pos.turn());
+        // The moves not played, and the keys of the others, their table entries fetched
+        // ahead of their probes.
+        let mut unplayed = [false; 256];
+        let mut hashes = [0u64; 256];
+        for (i, &m) in moves.iter().enumerate() {
             // Where a pass leaves the goal out of reach, a move that brings no man of the
             // victim nearer to a flight leaves it out of reach as well.
             let off = pass_fails.is_some_and(|(k, budget)| match m.from() {
@@ -467,7 +476,14 @@ impl Expand for Problem {
                 }
                 _ => false,
             });
-            if off || (within > Plies::ZERO && !node.pos.king_in_reach_after(m, u32::from(within.get()))) {
+            unplayed[i] = off || (within > Plies::ZERO && !node.pos.king_in_reach_after(m, u32::from(within.get())));
+            if !unplayed[i] && !last_checks {
+                hashes[i] = node.child_hash(m);
+                e.tree.tt.prefetch(keys.key(hashes[i], clock_after(node.clock(), m), within));
+            }
+        }
+        for (i, &m) in moves.iter().enumerate() {
+            if unplayed[i] {
                 // The king cannot get to the square this search is fixed to, or the move
                 // leaves the goal as far out of reach as a pass: no line from here ends
                 // there. The move is not played (its key is made if ever asked).
@@ -480,21 +496,17 @@ impl Expand for Problem {
                 });
                 continue;
             }
-            let child = node.play(m);
-            e.monitor.count(1);
+            // Played with its hash made above, unless the key is not needed.
+            let child = if last_checks { node.play(m) } else { node.play_hashed_as(m, hashes[i]) };
             let key = keys.of(&child, within);
-            // Fetched while the child's moves are generated: it is probed below.
-            e.tree.tt.prefetch(key);
+            e.monitor.count(1);
             // In a search fixed to a final king square most children fail the bound: it
             // is asked first there, and their moves are never generated.
             let bound_first = within > Plies::new(1) && child.pos.target.is_some();
-            let judged = if bound_first { judged_by_bound(e.tree, &child.pos, child.hash, key, within) } else { None };
+            let judged = if bound_first { judged_by_bound(e.tree, &child.pos, key, within) } else { None };
             let value = match judged {
                 Some(value) => value,
-                // The last ply of the side that mates: only a check can mate, and only
-                // checks are generated (a side with no move at all has no mate either).
-                // Cheaper than a table probe, so nothing is stored.
-                None if within == Plies::new(1) && child_or && child.pos.mates_only_by_checks() => {
+                None if last_checks => {
                     legal_checks(&child.pos.pos, &CheckInfo::new(&child.pos.pos), &mut replies);
                     child.pos.last_ply(&replies, child_or).0
                 }
@@ -507,11 +519,7 @@ impl Expand for Problem {
                         stored(e.tree, key, within, value, best)
                     }),
                     Standing::Open => {
-                        let judged = if bound_first {
-                            None
-                        } else {
-                            judged_by_bound(e.tree, &child.pos, child.hash, key, within)
-                        };
+                        let judged = if bound_first { None } else { judged_by_bound(e.tree, &child.pos, key, within) };
                         judged.unwrap_or_else(|| {
                             // The child's moves: all must fail where it is an OR node, all
                             // must succeed where it is an AND node.

@@ -379,13 +379,6 @@ fn promotions(color: Color, sq: Square) -> &'static [u8; 8] {
     })
 }
 
-/// [`reachable`] for the position with Zobrist key `key`, answered from this thread's
-/// recent answers where it can: the search judges the same children at each visit of
-/// their parent.
-pub fn reachable_recent(key: u64, pos: &Chess, goal: Final, moves: Moves) -> bool {
-    recent(key, goal, moves, || reachable(pos, goal, moves))
-}
-
 /// The answer to the question `goal` within `moves` of the position with key `key`, from
 /// this thread's recent answers, or from `answer` (then kept).
 pub fn recent(key: u64, goal: Final, moves: Moves, answer: impl FnOnce() -> bool) -> bool {
