@@ -617,6 +617,9 @@ struct Search {
     /// mating side's men that may guard it.
     holders: [u32; 8],
     guards: [u32; 8],
+    /// Per flight and budget (up to `LAST`, which stands for more): the mating side's men
+    /// that guard it within that many moves, as bits.
+    guards_within: [[u32; LAST + 1]; 8],
     /// The mating side's men on the line of the check placed, as bits.
     on_line: u32,
     /// Whether the victim's men count only as holders ([`reachable_after_pass`]).
@@ -663,6 +666,9 @@ struct Victims {
     of_kind: [u32; KINDS_DEFENDING + 1],
     /// Per flight, as bits: the men that may get there within the victim's moves.
     can_hold: [u32; 8],
+    /// Per flight and budget (up to `LAST`, which stands for more): the men that get
+    /// there within that many moves, as bits.
+    holds_within: [[u32; LAST + 1]; 8],
 }
 
 /// One side's men as the bound sees them: where each kind stands, and its castlings.
@@ -709,6 +715,15 @@ fn hold_costs(man: &Man, k: Square, budget: u8, scratch: &mut Vec<(Role, Levels)
         left &= !level;
     }
     costs
+}
+
+/// Each flight's men by cost made into its men within each cost.
+fn cumulate(by_cost: &mut [[u32; LAST + 1]; 8]) {
+    for costs in by_cost {
+        for c in 1..=LAST {
+            costs[c] |= costs[c - 1];
+        }
+    }
 }
 
 /// The flights (as bits) whose cost in `costs` is at most `moves`: each byte, at most
@@ -913,11 +928,14 @@ impl Search {
         }
         // Every way costs no more than the moves the options were made for.
         self.guards = [0; 8];
+        self.guards_within = [[0; LAST + 1]; 8];
         for (i, options) in self.options.iter().enumerate() {
             for bit in Bits(u32::from(options.covering)) {
                 self.guards[bit] |= 1 << i;
+                self.guards_within[bit][usize::from(options.cover[bit])] |= 1 << i;
             }
         }
+        cumulate(&mut self.guards_within);
         self.checks = [[(FAR, usize::MAX); 2]; 2];
         for (i, o) in self.options.iter().enumerate() {
             for (best, &cost) in self.checks.iter_mut().zip(&o.check) {
@@ -938,6 +956,7 @@ impl Search {
         v.of_kind = [0; KINDS_DEFENDING + 1];
         v.blocks.clear();
         v.can_hold = [0; 8];
+        v.holds_within = [[0; LAST + 1]; 8];
         for (j, man) in v.men.iter().enumerate() {
             let kind = Defended::kind(man, self.victim_budget);
             v.present |= 0xff << (8 * kind);
@@ -948,8 +967,12 @@ impl Search {
             for bit in Bits(u32::from(within(&costs, moves))) {
                 v.can_hold[bit] |= 1 << j;
             }
+            for bit in Bits(u32::from(within(&costs, LAST as u8))) {
+                v.holds_within[bit][usize::from(costs[bit])] |= 1 << j;
+            }
             v.blocks.push(costs);
         }
+        cumulate(&mut v.holds_within);
     }
 
     /// The ways of the mating side's `man` to end around k with `budget` moves (checking
@@ -1232,30 +1255,18 @@ impl Search {
         let mut pick: Option<(u32, usize)> = None;
         // The victim's moves to the flights no man of the mating side may guard.
         let mut blocking = 0u32;
-        for bit in 0..self.flights.len() {
-            if covered & (1 << bit) != 0 {
-                continue;
-            }
-            let mut ways = 0;
-            let mut guards = 0;
-            let mut block = FAR;
-            for j in Bits(self.holders[bit] & !self.used_victims) {
-                let cost = self.victims.blocks[j][bit];
-                if cost <= budget.victim {
-                    ways += 1;
-                    block = block.min(cost);
-                }
-            }
-            for i in Bits(self.guards[bit] & !self.used_mater) {
-                if self.options[i].cover[bit] <= budget.mater {
-                    guards += 1;
-                }
-            }
-            ways += guards;
+        // Costs are at most LAST or FAR: a budget of LAST or more allows every cost.
+        let (victim, mater) = (usize::from(budget.victim).min(LAST), usize::from(budget.mater).min(LAST));
+        let open = !u32::from(covered) & ((1 << self.flights.len()) - 1);
+        for bit in Bits(open) {
+            let holders = self.holders[bit] & !self.used_victims & self.victims.holds_within[bit][victim];
+            let guards = (self.guards_within[bit][mater] & !self.used_mater).count_ones();
+            let ways = holders.count_ones() + guards;
             if ways == 0 {
                 return Some(false);
             }
             if guards == 0 {
+                let block = Bits(holders).map(|j| self.victims.blocks[j][bit]).min().unwrap_or(FAR);
                 blocking += u32::from(block);
                 if blocking > u32::from(budget.victim) {
                     return Some(false);
