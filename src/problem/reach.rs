@@ -451,9 +451,9 @@ pub fn nearer_to_hold(pos: &Chess, k: Square, from: Square, to: Square, role: Ro
         if Defended::kind(&before, budget) != Defended::kind(&after, budget) {
             return true;
         }
-        let scratch = &mut search.scratch;
+        let (known, scratch) = (&mut search.known_holds, &mut search.scratch);
         // A cost beyond the budget is FAR already: it holds nothing.
-        let (old, new) = (hold_costs(&before, k, budget, scratch), hold_costs(&after, k, budget, scratch));
+        let (old, new) = (known.costs(&before, k, budget, scratch), known.costs(&after, k, budget, scratch));
         old.iter().zip(&new).any(|(&o, &n)| n < o)
     })
 }
@@ -585,6 +585,8 @@ struct Search {
     spare: Victims,
     /// Scratch for a man's ways to end.
     scratch: Vec<(Role, Levels)>,
+    /// The victim's men's costs to hold flights, kept between questions.
+    known_holds: KnownHolds,
     /// The victim king's squares within its moves, nearest first.
     squares: Vec<(u8, Square)>,
     mater: Vec<Man>,
@@ -684,6 +686,28 @@ impl Side {
         }
         side[6] = pos.castles().castling_rights() & Bitboard::from(color.backrank());
         Side(side)
+    }
+}
+
+/// The costs of [`hold_costs`] last worked out, by [`Man::key`] (direct-mapped): most men
+/// stand still from a node to its children.
+struct KnownHolds(Vec<(u64, [u8; 8])>);
+
+impl Default for KnownHolds {
+    fn default() -> KnownHolds {
+        KnownHolds(vec![(u64::MAX, [FAR; 8]); 1 << 12])
+    }
+}
+
+impl KnownHolds {
+    /// [`hold_costs`], as known or worked out.
+    fn costs(&mut self, man: &Man, k: Square, budget: u8, scratch: &mut Vec<(Role, Levels)>) -> [u8; 8] {
+        let key = man.key(budget, k);
+        let slot = &mut self.0[(key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52) as usize];
+        if slot.0 != key {
+            *slot = (key, hold_costs(man, k, budget, scratch));
+        }
+        slot.1
     }
 }
 
@@ -963,7 +987,7 @@ impl Search {
             v.of_kind[kind] |= 1 << j;
             // A victim's man holds a flight as whatever it is by then: a pawn may
             // promote first, a rook may have castled.
-            let costs = hold_costs(man, k, self.victim_budget, &mut self.scratch);
+            let costs = self.known_holds.costs(man, k, self.victim_budget, &mut self.scratch);
             for bit in Bits(u32::from(within(&costs, moves))) {
                 v.can_hold[bit] |= 1 << j;
             }
@@ -1234,12 +1258,12 @@ impl Search {
     /// Places a check that refuses `refused` ([`Search::refused_against`]): the victim's
     /// men that may hold each flight.
     fn refuse(&mut self, refused: u64) {
+        // Without branches: the bits of a byte are too few to predict their loop.
         let mut out = [0u32; 8];
         for (kind, &men) in self.victims.of_kind.iter().enumerate() {
-            if men != 0 {
-                for bit in Bits((refused >> (8 * kind)) as u32 & 0xff) {
-                    out[bit] |= men;
-                }
+            let flights = (refused >> (8 * kind)) as u32;
+            for (bit, out) in out.iter_mut().enumerate() {
+                *out |= men & (flights >> bit & 1).wrapping_neg();
             }
         }
         for (holders, (can_hold, out)) in self.holders.iter_mut().zip(self.victims.can_hold.iter().zip(out)) {
