@@ -62,7 +62,7 @@ pub struct ProblemSettings {
     pub budget: Budget,
     /// At most this many help or series solutions are listed.
     pub max_solutions: usize,
-    /// The table's size in MB.
+    /// The table's size in MB, at most ([`ProblemSettings::table_mb`]).
     pub hash_mb: usize,
     /// Whether to build a certificate of the verdict (src/proof/FORMAT.md, "Problems").
     pub certify: bool,
@@ -73,6 +73,20 @@ pub struct ProblemSettings {
 impl Default for ProblemSettings {
     fn default() -> Self {
         ProblemSettings { budget: Budget::default(), max_solutions: 1000, hash_mb: 64, certify: false, threads: 1 }
+    }
+}
+
+/// The table a problem's search fills in a second, per thread: a search of a second with
+/// 16 MB searches 0.2% more nodes than with 64 (intell.inp), and a smaller table costs a
+/// short problem less to map and give back.
+const TABLE_MB_PER_SECOND: f64 = 16.0;
+
+impl ProblemSettings {
+    /// The table's size: `hash_mb`, or less where the time limit leaves no time to fill it.
+    pub fn table_mb(&self) -> usize {
+        let Some(time) = self.budget.time else { return self.hash_mb };
+        let fills = (time.as_secs_f64() * self.threads.max(1) as f64 * TABLE_MB_PER_SECOND).ceil() as usize;
+        self.hash_mb.min(fills.max(TABLE_MB_PER_SECOND as usize)).max(1)
     }
 }
 
@@ -154,7 +168,7 @@ pub fn solve_problem(
     check_setup(&pos, stip, show.postkey)?;
     let problem = Problem::new(pos, stip);
     let root = Node::new(problem.clone());
-    let tt = TranspositionTable::new(settings.hash_mb.max(1));
+    let tt = TranspositionTable::new(settings.table_mb());
     let control: Arc<Control> = Control::new();
     control.set_deadline(settings.budget.time);
     let threads = settings.threads.max(1);

@@ -811,3 +811,19 @@ fn a_mate_whose_line_or_pawn_capture_needs_a_black_move_is_found() {
         assert_h2_solutions_are_every_helpmate(fen);
     }
 }
+
+#[test]
+fn a_problem_s_table_is_what_its_time_can_fill_at_most_its_hash() {
+    let with = |time: Option<f64>, threads: usize| {
+        let budget = Budget { time: time.map(std::time::Duration::from_secs_f64), ..Budget::default() };
+        ProblemSettings { budget, hash_mb: 64, threads, ..ProblemSettings::default() }.table_mb()
+    };
+    assert_eq!(with(None, 1), 64);
+    assert_eq!(with(Some(0.1), 1), 16);
+    assert_eq!(with(Some(1.0), 1), 16);
+    assert_eq!(with(Some(2.5), 1), 40);
+    assert_eq!(with(Some(1.0), 2), 32);
+    assert_eq!(with(Some(10.0), 1), 64);
+    let small = ProblemSettings { hash_mb: 4, ..ProblemSettings::default() };
+    assert_eq!(small.table_mb(), 4);
+}
