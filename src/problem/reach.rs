@@ -338,10 +338,11 @@ fn kind_index(role: Role, color: Color) -> usize {
 /// The men of `color` in `pos`, with where castling takes them, into `men`.
 fn men_of(pos: &Chess, color: Color, men: &mut Vec<Man>) {
     let board: &Board = pos.board();
+    let castles = pos.castles().has_color(color);
     men.clear();
     for role in Role::ALL {
         for sq in board.by_piece(role.of(color)) {
-            men.push(Man::at(pos, sq, role, color));
+            men.push(if castles { Man::at(pos, sq, role, color) } else { Man::new(sq, role, color) });
         }
     }
 }
@@ -741,9 +742,9 @@ fn hold_costs(man: &Man, k: Square, budget: u8, scratch: &mut Vec<(Role, Levels)
     costs
 }
 
-/// Each flight's men by cost made into its men within each cost.
-fn cumulate(by_cost: &mut [[u32; LAST + 1]; 8]) {
-    for costs in by_cost {
+/// Each of the first `flights` flights' men by cost made into its men within each cost.
+fn cumulate(by_cost: &mut [[u32; LAST + 1]; 8], flights: usize) {
+    for costs in &mut by_cost[..flights] {
         for c in 1..=LAST {
             costs[c] |= costs[c - 1];
         }
@@ -959,7 +960,7 @@ impl Search {
                 self.guards_within[bit][usize::from(options.cover[bit])] |= 1 << i;
             }
         }
-        cumulate(&mut self.guards_within);
+        cumulate(&mut self.guards_within, self.flights.len());
         self.checks = [[(FAR, usize::MAX); 2]; 2];
         for (i, o) in self.options.iter().enumerate() {
             for (best, &cost) in self.checks.iter_mut().zip(&o.check) {
@@ -996,7 +997,7 @@ impl Search {
             }
             v.blocks.push(costs);
         }
-        cumulate(&mut v.holds_within);
+        cumulate(&mut v.holds_within, self.flights.len());
     }
 
     /// The ways of the mating side's `man` to end around k with `budget` moves (checking
