@@ -613,8 +613,7 @@ struct Search {
     /// The cheapest check of any man of the mating side, and of any man but that one: as
     /// a bishop, and as another man.
     checks: [[(u8, usize); 2]; 2],
-    /// The checks of one man tried and failed: cost, covers, the flights refused, the men
-    /// on its line (all, and those counted) and the victim's moves charged.
+    /// The checks of one man tried and failed.
     failed: Vec<Failed>,
     /// Per flight, as bits: the victim's men the check placed allows to hold it; the
     /// mating side's men that may guard it.
@@ -649,8 +648,33 @@ struct Search {
     mater_for: Option<(Side, Square, u8, bool)>,
 }
 
-/// A check tried and failed ([`Search::checked`]).
-type Failed = (u8, u8, u64, Bitboard, Bitboard, u8);
+/// A check as [`Search::checked`] compares it with the checks of its man that failed.
+#[derive(Clone, Copy)]
+struct Failed {
+    cost: u8,
+    covers: u8,
+    /// The flights refused ([`Search::refused_against`]).
+    refused: u64,
+    /// The men on its line, and those the count of [`Search::line_blocked`] takes (none
+    /// where it is off).
+    men: Bitboard,
+    counted: Bitboard,
+    /// The victim's moves charged ([`Search::charge_of`]).
+    charge: u8,
+}
+
+impl Failed {
+    /// Whether `check` costs no less, covers no more, refuses no fewer flights, has no
+    /// fewer men to clear and is charged no less than this failed check: then it fails.
+    fn fails_too(&self, check: &Failed) -> bool {
+        self.cost <= check.cost
+            && self.covers & check.covers == check.covers
+            && self.refused & check.refused == self.refused
+            && self.men.is_subset(check.men)
+            && self.counted.is_subset(check.counted)
+            && self.charge <= check.charge
+    }
+}
 
 /// The victim's men other than its king, and what `prepare` made of them.
 #[derive(Default)]
@@ -1095,19 +1119,10 @@ impl Search {
                     continue;
                 }
                 let refused = self.refused_against(i, &opt, budget.mater);
-                // The men on the line: the mating side's move off it, and those the
-                // count of `line_blocked` takes (none where it is off).
                 let men = opt.line & self.occupied;
                 let counted = if self.counts_line(opt.line) { men } else { Bitboard::EMPTY };
-                let tried = |&(cost, covers, r, on, count, c): &Failed| {
-                    cost <= opt.cost
-                        && covers & opt.covers == opt.covers
-                        && r & refused == r
-                        && on.is_subset(men)
-                        && count.is_subset(counted)
-                        && c <= charge
-                };
-                if self.failed.iter().any(tried) {
+                let check = Failed { cost: opt.cost, covers: opt.covers, refused, men, counted, charge };
+                if self.failed.iter().any(|f| f.fails_too(&check)) {
                     continue;
                 }
                 self.step()?;
@@ -1126,7 +1141,7 @@ impl Search {
                 if fits != Some(false) {
                     return fits;
                 }
-                self.failed.push((opt.cost, opt.covers, refused, men, counted, charge));
+                self.failed.push(check);
             }
         }
         Some(false)
